@@ -1,0 +1,642 @@
+"""The results of ``tablestorm load``: summary.json, history.csv and a self-contained report.html.
+
+summary.json is what machines read (CI gates, dashboards, the thresholds); history.csv is the run
+second by second for spreadsheets and notebooks; report.html is what people read: one file with
+inline CSS and SVG charts drawn here, no scripts and nothing fetched, so it can be attached to a
+ticket or opened from an artifact store years later and still render.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from sim.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats
+from sim.thresholds import Threshold, all_ok, evaluate
+
+__all__ = [
+    "HISTORY_COLUMNS",
+    "build_summary",
+    "history_rows",
+    "render_html",
+    "write_history_csv",
+    "write_report",
+]
+
+HISTORY_COLUMNS: Final = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
+"""Columns of history.csv; ``bots_online`` only when the caller knows it."""
+
+_PERCENTILES: Final = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
+
+
+def _ms(seconds: float | None) -> float | None:
+    """Seconds to milliseconds, rounded to the microsecond (finer than the histogram's precision)."""
+    return None if seconds is None else round(seconds * 1000.0, 3)
+
+
+def _latency_ms(hist: LatencyHistogram) -> dict[str, float | None]:
+    latency = {name: _ms(hist.percentile(q)) for name, q in _PERCENTILES}
+    latency.update(min=_ms(hist.min), max=_ms(hist.max), mean=_ms(hist.mean))
+    return latency
+
+
+def build_summary(
+    stats: RunStats,
+    *,
+    bots: int,
+    duration_s: float,
+    chips_start: int | None,
+    chips_end: int | None,
+    hosts: int,
+    fleets: int,
+    thresholds: Iterable[str | Threshold] = (),
+) -> dict[str, Any]:
+    """The run in one JSON-safe dict (the contents of summary.json), thresholds checked against it.
+
+    ``duration_s`` is the measured length of the run, which the rates divide by. Latencies are in
+    milliseconds (None when no action was answered). ``chips_conserved`` is None when either chip
+    count is unknown, so a ``chips_conserved==true`` threshold then fails rather than passes.
+    """
+    hands, actions = stats.hands, stats.actions
+    errors = dict(sorted(stats.errors.items(), key=lambda item: (-item[1], item[0])))
+    summary: dict[str, Any] = {
+        "bots": bots,
+        "hosts": hosts,
+        "fleets": fleets,
+        "duration_s": round(duration_s, 3),
+        "hands": hands,
+        "actions": actions,
+        "hands_per_s": round(hands / duration_s, 3) if duration_s > 0 else 0.0,
+        "actions_per_s": round(actions / duration_s, 3) if duration_s > 0 else 0.0,
+        "latency_ms": _latency_ms(stats.latency()),
+        "errors": errors,
+        "errors_total": sum(errors.values()),
+        "protocol_violations": stats.protocol_violations,
+        "timeouts": stats.timeouts,
+        "timeouts_by_outcome": dict(stats.timeouts_by_outcome),
+        "side_pots": stats.side_pots,
+        "raise_caps": stats.raise_caps,
+        "hands_voided": stats.hands_voided,
+        "chips_start": chips_start,
+        "chips_end": chips_end,
+        "chips_conserved": None if chips_start is None or chips_end is None else chips_start == chips_end,
+        "actions_by_kind": dict(sorted(stats.actions_by_kind.items())),
+        "actions_by_bot": dict(sorted(stats.actions_by_bot.items())),
+    }
+    results = evaluate(thresholds, summary)
+    summary["thresholds"] = results
+    summary["thresholds_ok"] = all_ok(results)
+    return summary
+
+
+def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
+    """One row per second from 0 to the last second with data, quiet seconds included as zeros.
+
+    Counts are per second (the last second of a run is usually partial); percentiles are None for
+    a second without answered actions.
+    """
+    seconds = [*stats.series, *(bots_online or {})]
+    rows: list[dict[str, Any]] = []
+    for second in range(max(seconds) + 1 if seconds else 0):
+        window = stats.window(second, second + 1)
+        row: dict[str, Any] = {"second": second}
+        if bots_online is not None:
+            row["bots_online"] = bots_online.get(second)
+        row.update(
+            hands=window.hands,
+            actions=window.actions,
+            errors=window.errors_total,
+            p50_ms=_ms(window.latency.percentile(50)),
+            p99_ms=_ms(window.latency.percentile(99)),
+        )
+        rows.append(row)
+    return rows
+
+
+def write_history_csv(path: Path, stats: RunStats, bots_online: Mapping[int, int] | None = None) -> None:
+    """Write :func:`history_rows` as CSV; unknown values are empty cells."""
+    columns = [c for c in HISTORY_COLUMNS if bots_online is not None or c != "bots_online"]
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for row in history_rows(stats, bots_online):
+            writer.writerow({key: "" if value is None else value for key, value in row.items()})
+
+
+def write_report(
+    out_dir: Path | str,
+    summary: Mapping[str, Any],
+    stats: RunStats,
+    *,
+    bots_online: Mapping[int, int] | None = None,
+    title: str = "tablestorm load test",
+) -> dict[str, Path]:
+    """Write summary.json, history.csv and report.html into ``out_dir`` (created if missing).
+
+    ``summary`` is normally :func:`build_summary`'s, possibly with keys the caller added.
+    ``bots_online`` maps seconds since the start to bots connected then. Returns the paths by name.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"summary": out / "summary.json", "history": out / "history.csv", "report": out / "report.html"}
+    paths["summary"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_history_csv(paths["history"], stats, bots_online)
+    paths["report"].write_text(render_html(summary, stats, bots_online=bots_online, title=title), "utf-8")
+    return paths
+
+
+# --- charts -----------------------------------------------------------------------------------
+
+_MAX_BINS: Final = 600
+"""Charts merge seconds into at most this many bins so an all-day run still draws quickly."""
+_WIDTH, _HEIGHT = 560, 232
+_LEFT, _RIGHT, _TOP, _BOTTOM = 62, 14, 12, 44
+_BLUE, _ORANGE, _GREEN, _RED = "#2563eb", "#ea580c", "#16a34a", "#dc2626"
+_PURPLE, _GREY = "#7c3aed", "#64748b"
+_KIND_COLOURS: Final = (_RED, _ORANGE, _PURPLE, "#0891b2", "#ca8a04", _GREY)
+_DISTRIBUTION_BINS_PER_DECADE: Final = 20
+
+
+@dataclass(frozen=True)
+class _Bin:
+    """Some consecutive seconds of the run merged, for one point or bar of a chart."""
+
+    start: int
+    covered_s: float
+    hands: int
+    actions: int
+    errors: dict[str, int]
+    latency: LatencyHistogram
+    bots_online: float | None
+
+
+def _chart_end(stats: RunStats, duration_s: float, bots_online: Mapping[int, int] | None) -> int:
+    """The whole seconds the charts cover: those with data, cut at the end of the run when it is
+    known, so that a straggler counted after the end does not draw as a collapse of throughput."""
+    seconds = [*stats.series, *(bots_online or {})]
+    end = max(seconds) + 1 if seconds else 0
+    return min(end, math.ceil(duration_s)) if duration_s > 0 else end
+
+
+def _bin_width(end: int) -> int:
+    """Seconds per chart bin: 1 up to _MAX_BINS seconds, more for longer runs."""
+    return max(1, math.ceil(end / _MAX_BINS))
+
+
+def _bins(stats: RunStats, duration_s: float, bots_online: Mapping[int, int] | None) -> list[_Bin]:
+    """The run cut into at most _MAX_BINS equal bins; ``covered_s`` stops at the end of the run so
+    that a last, partial second does not show as a drop in throughput either."""
+    end = _chart_end(stats, duration_s, bots_online)
+    width = _bin_width(end)
+    bins = []
+    for start in range(0, end, width):
+        stop = min(start + width, end)
+        window = stats.window(start, stop)
+        covered = (duration_s if start < duration_s < stop else stop) - start
+        online = [bots_online[s] for s in range(start, stop) if s in bots_online] if bots_online else []
+        bins.append(_Bin(
+            start, covered, window.hands, window.actions, window.errors, window.latency,
+            sum(online) / len(online) if online else None,
+        ))
+    return bins
+
+
+def _step(span: float, count: int) -> float:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) that cuts ``span`` into at most ``count``
+    intervals."""
+    raw = span / count
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    return next(m * magnitude for m in (1, 2, 2.5, 5, 10) if span / (m * magnitude) <= count + 1e-9)
+
+
+def _ticks(high: float, count: int = 5) -> list[float]:
+    """Ticks from 0 to at least ``high``, the last one at or above it so the axis ends on a tick."""
+    high = high if high > 0 else 1.0
+    step = _step(high, count)
+    return [i * step for i in range(math.ceil(high / step - 1e-9) + 1)]
+
+
+def _num(value: float) -> str:
+    """A short axis or table number: 1.5k, 2M, 0.25."""
+    magnitude = abs(value)
+    if magnitude >= 1e6:
+        return f"{value / 1e6:.4g}M"
+    if magnitude >= 1e4:
+        return f"{value / 1e3:.4g}k"
+    return f"{round(value, 6):.6g}"
+
+
+def _time_axis(end_s: float) -> tuple[str, float]:
+    """Unit and divisor for an axis of elapsed time: seconds, minutes or hours."""
+    if end_s <= 900:
+        return "s", 1.0
+    if end_s <= 36_000:
+        return "min", 60.0
+    return "h", 3600.0
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+class _Plot:
+    """One SVG chart: a frame with axes, ticks, grid and labels, into which marks are drawn."""
+
+    def __init__(self, title: str, x_range: tuple[float, float], y_ticks: list[float], y_label: str) -> None:
+        self.title = title
+        self.x0, self.x1 = x_range
+        if self.x1 <= self.x0:
+            self.x1 = self.x0 + 1.0
+        self.y_ticks = y_ticks
+        self.y_label = y_label
+        self.marks: list[str] = []
+        self.width = _WIDTH - _LEFT - _RIGHT
+        self.height = _HEIGHT - _TOP - _BOTTOM
+
+    def x(self, value: float) -> float:
+        return round(_LEFT + (value - self.x0) / (self.x1 - self.x0) * self.width, 2)
+
+    def y(self, value: float) -> float:
+        return round(_TOP + self.height - value / self.y_ticks[-1] * self.height, 2)
+
+    def svg(self, x_ticks: Sequence[tuple[float, str]], x_label: str) -> str:
+        parts = [
+            f'<svg viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" aria-label="{_e(self.title)}" '
+            f'xmlns="http://www.w3.org/2000/svg"><title>{_e(self.title)}</title>',
+            f'<rect x="{_LEFT}" y="{_TOP}" width="{self.width}" height="{self.height}" class="plot"/>',
+        ]
+        for tick in self.y_ticks:
+            y = self.y(tick)
+            parts.append(f'<line x1="{_LEFT}" x2="{_LEFT + self.width}" y1="{y}" y2="{y}" class="grid"/>')
+            parts.append(
+                f'<text x="{_LEFT - 6}" y="{y + 4}" class="tick" text-anchor="end">{_num(tick)}</text>'
+            )
+        bottom = _TOP + self.height
+        for value, label in x_ticks:
+            x = self.x(value)
+            parts.append(f'<line x1="{x}" x2="{x}" y1="{bottom}" y2="{bottom + 4}" class="axis"/>')
+            parts.append(
+                f'<text x="{x}" y="{bottom + 17}" class="tick" text-anchor="middle">{_e(label)}</text>'
+            )
+        parts.extend(self.marks)
+        right = _LEFT + self.width
+        parts.append(f'<line x1="{_LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" class="axis"/>')
+        parts.append(
+            f'<text x="{_LEFT + self.width / 2}" y="{_HEIGHT - 6}" class="label" text-anchor="middle">'
+            f"{_e(x_label)}</text>"
+        )
+        middle = _TOP + self.height / 2
+        parts.append(
+            f'<text x="14" y="{middle}" class="label" text-anchor="middle" '
+            f'transform="rotate(-90 14 {middle})">{_e(self.y_label)}</text>'
+        )
+        parts.append("</svg>")
+        return "".join(parts)
+
+
+def _time_ticks(end_s: float) -> tuple[list[tuple[float, str]], str]:
+    unit, divisor = _time_axis(end_s)
+    return [(t * divisor, _num(t)) for t in _ticks(end_s / divisor, 6) if t * divisor <= end_s + 1e-9], unit
+
+
+def _line_chart(
+    title: str, bins: Sequence[_Bin], end_s: float, y_label: str,
+    lines: Sequence[tuple[str, str, Sequence[float | None]]],
+) -> tuple[str, list[tuple[str, str]]]:
+    """Lines over elapsed time; a None value breaks its line (no data in that bin)."""
+    values = [v for _, _, ys in lines for v in ys if v is not None]
+    plot = _Plot(title, (0.0, end_s), _ticks(max(values, default=0.0)), y_label)
+    for _, colour, ys in lines:
+        runs: list[list[str]] = [[]]
+        for b, v in zip(bins, ys, strict=True):
+            if v is None:
+                runs.append([])
+            else:
+                runs[-1].append(f"{plot.x(b.start + b.covered_s / 2)},{plot.y(v)}")
+        for run in runs:
+            if len(run) == 1:
+                x, y = run[0].split(",")
+                plot.marks.append(f'<circle cx="{x}" cy="{y}" r="2.5" fill="{colour}"/>')
+            elif run:
+                plot.marks.append(f'<polyline points="{" ".join(run)}" stroke="{colour}" class="line"/>')
+    x_ticks, unit = _time_ticks(end_s)
+    return plot.svg(x_ticks, f"elapsed ({unit})"), [(label, colour) for label, colour, _ in lines]
+
+
+def _errors_chart(
+    bins: Sequence[_Bin], end_s: float, kinds: Sequence[str]
+) -> tuple[str, list[tuple[str, str]]]:
+    """Errors per second over time, stacked by kind (the five commonest, the rest as "other")."""
+    shown = list(kinds[:5])
+    rest = set(kinds[5:])
+    legend = [*shown, *(["other"] if rest else [])]
+    stacks = [
+        [b.errors.get(kind, 0) / b.covered_s for kind in shown]
+        + ([sum(n for k, n in b.errors.items() if k in rest) / b.covered_s] if rest else [])
+        for b in bins
+    ]
+    plot = _Plot("Errors over time", (0.0, end_s), _ticks(max((sum(s) for s in stacks), default=0.0)),
+                 "errors / s")
+    for b, stack in zip(bins, stacks, strict=True):
+        x, right = plot.x(b.start), plot.x(b.start + b.covered_s)
+        base = 0.0
+        for value, colour in zip(stack, _KIND_COLOURS, strict=False):
+            if value:
+                top, bottom = plot.y(base + value), plot.y(base)
+                plot.marks.append(
+                    f'<rect x="{x}" y="{top}" width="{max(right - x, 0.8):.2f}" height="{bottom - top:.2f}" '
+                    f'fill="{colour}"/>'
+                )
+                base += value
+    x_ticks, unit = _time_ticks(end_s)
+    return plot.svg(x_ticks, f"elapsed ({unit})"), list(zip(legend, _KIND_COLOURS, strict=False))
+
+
+def _distribution_chart(
+    hist: LatencyHistogram, summary_latency: Mapping[str, Any]
+) -> tuple[str, list[tuple[str, str]]]:
+    """Share of actions by latency on a log axis, percentiles marked.
+
+    The 32-per-octave buckets are resampled into 20 equal bins per decade (each bucket's count shared
+    by log-overlap), so that bars have equal widths and the shape reads without a saw-tooth.
+    """
+    buckets = [(math.log10(lo * 1000), math.log10(hi * 1000), n) for lo, hi, n in hist.buckets()]
+    per = _DISTRIBUTION_BINS_PER_DECADE
+    first = math.floor(buckets[0][0] * per)
+    shares = [0.0] * (math.ceil(buckets[-1][1] * per) - first)
+    for lo, hi, n in buckets:
+        for b in range(math.floor(lo * per), math.ceil(hi * per)):
+            overlap = min(hi, (b + 1) / per) - max(lo, b / per)
+            if overlap > 0:
+                shares[b - first] += 100.0 * n * overlap / (hi - lo) / hist.count
+    lo_decade, hi_decade = first / per, (first + len(shares)) / per
+    lo_decade, hi_decade = math.floor(lo_decade * 2) / 2, math.ceil(hi_decade * 2) / 2
+    plot = _Plot("Latency distribution", (lo_decade, hi_decade), _ticks(max(shares)), "% of actions")
+    for i, share in enumerate(shares):
+        if share > 0:
+            x, right, top = plot.x((first + i) / per), plot.x((first + i + 1) / per), plot.y(share)
+            plot.marks.append(
+                f'<rect x="{x}" y="{top}" width="{max(right - x - 0.6, 0.6):.2f}" '
+                f'height="{_TOP + plot.height - top:.2f}" fill="{_BLUE}" opacity="0.85"/>'
+            )
+    for row, (name, colour) in enumerate((("p50", _GREEN), ("p95", _PURPLE), ("p99", _ORANGE))):
+        value = summary_latency.get(name)
+        if isinstance(value, int | float) and value > 0:
+            x = plot.x(math.log10(value))
+            plot.marks.append(
+                f'<line x1="{x}" x2="{x}" y1="{_TOP}" y2="{_TOP + plot.height}" stroke="{colour}" '
+                f'class="marker"/><text x="{x + 3}" y="{_TOP + 11 + 13 * row}" class="tick halo" '
+                f'fill="{colour}">{name}</text>'
+            )
+    decades = hi_decade - lo_decade
+    mantissas = (1,) if decades > 4 else (1, 2, 5) if decades > 1.5 else (1, 1.5, 2, 3, 5, 7)
+    x_ticks = [
+        (math.log10(m * 10.0**d), _num(m * 10.0**d))
+        for d in range(math.floor(lo_decade), math.ceil(hi_decade) + 1)
+        for m in mantissas
+        if lo_decade <= math.log10(m * 10.0**d) <= hi_decade
+    ]
+    return plot.svg(x_ticks, "latency (ms, log scale)"), [("p50", _GREEN), ("p95", _PURPLE), ("p99", _ORANGE)]
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+_CSS: Final = """
+:root { --ink: #0f172a; --muted: #64748b; --line: #e2e8f0; --bg: #f8fafc; --ok: #15803d; --bad: #b91c1c; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--ink);
+  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1200px; margin: 0 auto; padding: 28px 24px 48px; }
+header { display: flex; align-items: center; justify-content: space-between; gap: 16px; flex-wrap: wrap; }
+h1 { font-size: 22px; margin: 0; letter-spacing: -0.01em; }
+h2 { font-size: 15px; margin: 28px 0 10px; color: var(--ink); }
+.meta { color: var(--muted); margin-top: 4px; }
+.verdict { font-weight: 700; padding: 6px 14px; border-radius: 999px; font-size: 13px;
+  letter-spacing: .04em; }
+.pass { background: #dcfce7; color: var(--ok); } .fail { background: #fee2e2; color: var(--bad); }
+.none { background: #e2e8f0; color: var(--muted); }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px;
+  margin-top: 20px; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
+.card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
+.card .v { font-size: 22px; font-weight: 650; margin-top: 2px; font-variant-numeric: tabular-nums; }
+.card .v small { font-size: 13px; color: var(--muted); font-weight: 500; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 14px; }
+figure { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 10px;
+  padding: 10px 12px 6px; }
+figcaption { font-weight: 600; font-size: 13px; margin-bottom: 4px; display: flex; flex-wrap: wrap;
+  justify-content: space-between; gap: 4px 12px; }
+.keys { display: flex; flex-wrap: wrap; gap: 4px 12px; font-weight: 400; font-size: 12px; color: #334155; }
+.keys i { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 5px;
+  vertical-align: -1px; }
+svg { width: 100%; height: auto; display: block; }
+svg .plot { fill: #fff; } svg .grid { stroke: #eef2f7; } svg .axis { stroke: #94a3b8; }
+svg .tick { font-size: 11px; fill: var(--muted); } svg .label { font-size: 12px; fill: #334155; }
+svg .line { fill: none; stroke-width: 1.8; stroke-linejoin: round; }
+svg .marker { stroke-width: 1.2; stroke-dasharray: 4 3; }
+svg .halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+.empty { color: var(--muted); padding: 40px 0; text-align: center; }
+.tables { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 14px;
+  align-items: start; }
+table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line);
+  border-radius: 10px; overflow: hidden; }
+th, td { text-align: left; padding: 7px 12px; border-bottom: 1px solid var(--line); }
+th { background: #f1f5f9; font-size: 12px; color: #334155; text-transform: uppercase; letter-spacing: .04em; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+tr:last-child td { border-bottom: none; }
+code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.badge { font-size: 11px; font-weight: 700; padding: 2px 8px; border-radius: 999px; }
+footer { color: var(--muted); font-size: 12px; margin-top: 28px; }
+"""
+
+
+_NUMERIC: Final = ' class="n"'
+_PASS_BADGE: Final = '<span class="badge pass">PASS</span>'
+_FAIL_BADGE: Final = '<span class="badge fail">FAIL</span>'
+
+
+def _fmt(value: Any, unit: str = "", digits: int = 3) -> str:
+    """A table value: thousands separated, up to ``digits`` decimals, booleans as yes/no, unknown as
+    a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        text = f"{value:,}"
+    elif isinstance(value, float):
+        text = f"{value:,.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:,.0f}"
+    else:
+        text = str(value)
+    return _e(text + (f" {unit}" if unit else ""))
+
+
+def _card(label: str, value: Any, unit: str = "", digits: int = 1) -> str:
+    unit_html = f" <small>{_e(unit)}</small>" if unit and value is not None else ""
+    return (
+        f'<div class="card"><div class="k">{_e(label)}</div>'
+        f'<div class="v">{_fmt(value, digits=digits)}{unit_html}</div></div>'
+    )
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1) -> str:
+    head = "".join(f"<th{_NUMERIC if i >= numeric_from else ''}>{_e(h)}</th>" for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(f"<td{_NUMERIC if i >= numeric_from else ''}>{c}</td>" for i, c in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _figure(caption: str, svg: str, legend: Sequence[tuple[str, str]] = ()) -> str:
+    """A chart with its caption and, beside it, its legend in HTML, which wraps however many
+    (and however long) the series names are."""
+    keys = "".join(f'<span><i style="background:{colour}"></i>{_e(label)}</span>' for label, colour in legend)
+    return f'<figure><figcaption>{_e(caption)}<span class="keys">{keys}</span></figcaption>{svg}</figure>'
+
+
+
+def _empty(caption: str, message: str) -> str:
+    return _figure(caption, f'<div class="empty">{_e(message)}</div>')
+
+
+def render_html(
+    summary: Mapping[str, Any],
+    stats: RunStats,
+    *,
+    bots_online: Mapping[int, int] | None = None,
+    title: str = "tablestorm load test",
+) -> str:
+    """The report page: verdict, headline numbers, thresholds, charts and the full summary."""
+    latency = summary.get("latency_ms", {})
+    thresholds = summary.get("thresholds", [])
+    duration = float(summary.get("duration_s", 0.0))
+    bins = _bins(stats, duration, bots_online)
+    end = max(duration, max((b.start + b.covered_s for b in bins), default=0.0), 1.0)
+
+    if not thresholds:
+        verdict = '<span class="verdict none">NO THRESHOLDS</span>'
+    elif all(t["ok"] for t in thresholds):
+        verdict = '<span class="verdict pass">PASSED</span>'
+    else:
+        failed = sum(not t["ok"] for t in thresholds)
+        verdict = f'<span class="verdict fail">FAILED · {failed} of {len(thresholds)} thresholds</span>'
+    meta = " · ".join(
+        f"{_fmt(summary.get(key))} {key if summary.get(key) != 1 else key[:-1]}"
+        for key in ("bots", "fleets", "hosts")
+    ) + f" · {_fmt(duration)} s"
+
+    cards = "".join([
+        _card("hands / s", summary.get("hands_per_s")),
+        _card("actions / s", summary.get("actions_per_s")),
+        _card("p50 latency", latency.get("p50"), "ms", 2),
+        _card("p99 latency", latency.get("p99"), "ms", 2),
+        _card("errors", summary.get("errors_total")),
+        _card("chips conserved", summary.get("chips_conserved")),
+    ])
+
+    threshold_html = (
+        _table(
+            ["threshold", "value", "result"],
+            (
+                [
+                    f"<code>{_e(t['expression'])}</code>",
+                    _fmt(t["value"]),
+                    _PASS_BADGE if t["ok"] else _FAIL_BADGE,
+                ]
+                for t in thresholds
+            ),
+        )
+        if thresholds
+        else '<p class="meta">No thresholds were set for this run.</p>'
+    )
+
+    charts = []
+    if bins:
+        seconds = [b.covered_s for b in bins]
+        charts.append(_figure("Actions per second", *_line_chart(
+            "Actions per second", bins, end, "actions / s",
+            [("actions/s", _BLUE, [b.actions / s for b, s in zip(bins, seconds, strict=True)])],
+        )))
+        charts.append(_figure("Hands per second", *_line_chart(
+            "Hands per second", bins, end, "hands / s",
+            [("hands/s", _GREEN, [b.hands / s for b, s in zip(bins, seconds, strict=True)])],
+        )))
+        charts.append(_figure("Latency over time", *_line_chart(
+            "Action latency over time", bins, end, "latency (ms)",
+            [(name, colour, [_ms(b.latency.percentile(q)) for b in bins])
+             for name, q, colour in (("p50", 50.0, _GREEN), ("p99", 99.0, _ORANGE))],
+        )))
+    else:
+        charts.append(_empty("Throughput", "No data was recorded."))
+    hist = stats.latency()
+    if hist.count:
+        charts.append(_figure("Latency distribution", *_distribution_chart(hist, latency)))
+    else:
+        charts.append(_empty("Latency distribution", "No action was answered."))
+    errors: Mapping[str, int] = summary.get("errors", {})
+    if errors and bins:
+        charts.append(_figure("Errors over time", *_errors_chart(bins, end, list(errors))))
+    else:
+        charts.append(_empty("Errors over time", "No errors during the run."))
+    if bots_online and bins:
+        charts.append(_figure("Bots online", *_line_chart(
+            "Bots online", bins, end, "bots", [("bots online", _PURPLE, [b.bots_online for b in bins])],
+        )))
+
+    overview_rows = [
+        ["duration", _fmt(duration, "s")],
+        ["hands", _fmt(summary.get("hands"))],
+        ["actions", _fmt(summary.get("actions"))],
+        ["hands per second", _fmt(summary.get("hands_per_s"))],
+        ["actions per second", _fmt(summary.get("actions_per_s"))],
+        ["errors", _fmt(summary.get("errors_total"))],
+        ["protocol violations", _fmt(summary.get("protocol_violations"))],
+        ["action-clock timeouts", _fmt(summary.get("timeouts"))],
+        ["side pots", _fmt(summary.get("side_pots"))],
+        ["raise caps reached", _fmt(summary.get("raise_caps"))],
+        ["hands voided", _fmt(summary.get("hands_voided"))],
+        ["chips at start", _fmt(summary.get("chips_start"))],
+        ["chips at end", _fmt(summary.get("chips_end"))],
+        ["chips conserved", _fmt(summary.get("chips_conserved"))],
+    ]
+    latency_rows = [[name, _fmt(latency.get(key), "ms")] for key, name in (
+        ("min", "min"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"),
+        ("max", "max"), ("mean", "mean"),
+    ) if key in latency]
+    tables = [
+        _table(["run", ""], overview_rows),
+        _table(["latency", ""], latency_rows),
+        _table(["error kind", "count"], ([_e(k), _fmt(n)] for k, n in errors.items()))
+        if errors else _table(["error kind", "count"], [["none", "0"]]),
+        _table(["timeout outcome (CLOCK-2)", "count"],
+               ([_e(k), _fmt(n)] for k, n in summary.get("timeouts_by_outcome", {}).items())),
+        _table(["actions by bot", "count"],
+               ([_e(k), _fmt(n)] for k, n in summary.get("actions_by_bot", {}).items())),
+        _table(["actions by kind", "count"],
+               ([_e(k), _fmt(n)] for k, n in summary.get("actions_by_kind", {}).items())),
+    ]
+
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title><style>{_CSS}</style></head>
+<body><main>
+<header><div><h1>{_e(title)}</h1><div class="meta">{meta}</div></div>{verdict}</header>
+<section class="cards">{cards}</section>
+<h2>Thresholds</h2>{threshold_html}
+<h2>Over time</h2><section class="charts">{"".join(charts)}</section>
+<h2>Details</h2><section class="tables">{"".join(tables)}</section>
+<footer>Latency percentiles come from logarithmic histograms with {SUB_BUCKETS} buckets per power
+of two: each is within {RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
+{_bin_width(_chart_end(stats, duration, bots_online))} s. Per-second data: history.csv;
+machine-readable summary: summary.json.</footer>
+</main></body></html>
+"""

@@ -1,0 +1,272 @@
+"""sim.report and sim.live: the summary's numbers, history.csv, a self-contained report.html, and the
+live view's text on a terminal and in a log."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from sim.live import LiveSnapshot, LiveView, render_block, render_line, snapshot
+from sim.report import build_summary, history_rows, render_html, write_report
+from sim.stats import PROTOCOL_VIOLATION, RunStats
+
+# 0.005 s and 0.2 s lie in buckets whose midpoints (4.94 ms, 201.2 ms) fall outside [min, max], so
+# every percentile below is clamped to an exact sample and the expected numbers are exact.
+FAST, SLOW = 0.005, 0.2
+
+
+def constructed_run() -> RunStats:
+    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors."""
+    stats = RunStats()
+    for i in range(98):
+        stats.action(FAST, "call", "tight", now=i / 49)  # 49 per second in seconds 0 and 1
+    stats.action(SLOW, "raise", "maniac", now=3.5)
+    stats.action(SLOW, "fold", "maniac", now=3.6)
+    for now in (0.5, 1.5, 1.7, 3.9):
+        stats.hand(now, side_pots=1)
+    stats.hand_voided()
+    stats.error("UNAVAILABLE", now=1.1)
+    stats.error("DEADLINE_EXCEEDED", now=3.2)
+    stats.error("UNAVAILABLE", now=3.3)
+    stats.error(PROTOCOL_VIOLATION, now=3.4)
+    stats.timeout("fold")
+    stats.timeout("stand_pat")
+    return stats
+
+
+def summary_of(stats: RunStats, **overrides: object) -> dict[str, object]:
+    arguments: dict[str, object] = {
+        "bots": 12, "duration_s": 4.0, "chips_start": 12_000, "chips_end": 12_000, "hosts": 1,
+        "fleets": 2, "thresholds": ["p99_ms<100", "errors==0", "chips_conserved==true"],
+    }
+    arguments.update(overrides)
+    return build_summary(stats, **arguments)  # type: ignore[arg-type]
+
+
+def test_summary_exact_numbers() -> None:
+    summary = summary_of(constructed_run())
+    assert summary == {
+        "bots": 12,
+        "hosts": 1,
+        "fleets": 2,
+        "duration_s": 4.0,
+        "hands": 4,
+        "actions": 100,
+        "hands_per_s": 1.0,
+        "actions_per_s": 25.0,
+        "latency_ms": {"p50": 5.0, "p90": 5.0, "p95": 5.0, "p99": 200.0, "p999": 200.0, "min": 5.0,
+                       "max": 200.0, "mean": 8.9},
+        "errors": {"UNAVAILABLE": 2, "DEADLINE_EXCEEDED": 1, PROTOCOL_VIOLATION: 1},
+        "errors_total": 4,
+        "protocol_violations": 1,
+        "timeouts": 2,
+        "timeouts_by_outcome": {"check": 0, "all_in": 0, "fold": 1, "bring_in": 0, "stand_pat": 1},
+        "side_pots": 4,
+        "raise_caps": 0,
+        "hands_voided": 1,
+        "chips_start": 12_000,
+        "chips_end": 12_000,
+        "chips_conserved": True,
+        "actions_by_kind": {"call": 98, "fold": 1, "raise": 1},
+        "actions_by_bot": {"maniac": 2, "tight": 98},
+        "thresholds": [
+            {"expression": "p99_ms<100", "metric": "p99_ms", "value": 200.0, "ok": False},
+            {"expression": "errors==0", "metric": "errors", "value": 4, "ok": False},
+            {"expression": "chips_conserved==true", "metric": "chips_conserved", "value": True, "ok": True},
+        ],
+        "thresholds_ok": False,
+    }
+    assert list(summary)[:8] == ["bots", "hosts", "fleets", "duration_s", "hands", "actions", "hands_per_s",
+                                  "actions_per_s"]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "conserved"), [(100, 100, True), (100, 99, False), (None, 100, None)]
+)
+def test_chips_conserved(start: int | None, end: int | None, conserved: bool | None) -> None:
+    summary = summary_of(RunStats(), chips_start=start, chips_end=end)
+    assert summary["chips_conserved"] is conserved
+    assert summary["thresholds"][2]["ok"] is (conserved is True)  # type: ignore[index]
+
+
+def test_summary_of_an_empty_run() -> None:
+    summary = summary_of(RunStats(), duration_s=0.0, thresholds=[])
+    assert (summary["hands_per_s"], summary["actions_per_s"]) == (0.0, 0.0)
+    assert set(summary["latency_ms"].values()) == {None}  # type: ignore[attr-defined]
+    assert (summary["thresholds"], summary["thresholds_ok"]) == ([], True)
+
+
+def test_bad_threshold_is_reported_before_anything_is_written() -> None:
+    with pytest.raises(ValueError, match="unknown metric 'p98_ms'"):
+        summary_of(constructed_run(), thresholds=["p98_ms<100"])
+
+
+def test_history_rows() -> None:
+    rows = history_rows(constructed_run(), bots_online={0: 10, 1: 12, 4: 0})
+    columns = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
+    assert [tuple(row.values()) for row in rows] == [
+        (0, 10, 1, 49, 0, 5.0, 5.0),
+        (1, 12, 2, 49, 1, 5.0, 5.0),
+        (2, None, 0, 0, 0, None, None),
+        (3, None, 1, 2, 3, 200.0, 200.0),
+        (4, 0, 0, 0, 0, None, None),
+    ]
+    assert all(tuple(row) == columns for row in rows)
+    assert "bots_online" not in history_rows(constructed_run())[0]
+    assert history_rows(RunStats()) == []
+
+
+def test_write_report_writes_three_files(tmp_path: Path) -> None:
+    stats = constructed_run()
+    summary = summary_of(stats)
+    paths = write_report(tmp_path / "run", summary, stats, bots_online={0: 10, 1: 12, 3: 12})
+    assert sorted(p.name for p in paths.values()) == ["history.csv", "report.html", "summary.json"]
+    assert json.loads(paths["summary"].read_text()) == summary
+    assert paths["history"].read_text() == (
+        "second,bots_online,hands,actions,errors,p50_ms,p99_ms\n"
+        "0,10,1,49,0,5.0,5.0\n"
+        "1,12,2,49,1,5.0,5.0\n"
+        "2,,0,0,0,,\n"
+        "3,12,1,2,3,200.0,200.0\n"
+    )
+    write_report(tmp_path / "plain", summary, stats)
+    assert (tmp_path / "plain" / "history.csv").read_text().startswith("second,hands,actions,errors,p50_ms")
+
+
+def svgs(page: str) -> list[ET.Element]:
+    """Every inline SVG of the page, parsed as XML (which fails on a malformed chart)."""
+    return [ET.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", page, flags=re.S)]
+
+
+def test_report_html_is_self_contained_and_complete() -> None:
+    stats = constructed_run()
+    page = render_html(summary_of(stats), stats, bots_online={0: 10, 1: 12}, title="load <staging> & co")
+    # nothing to fetch or run: no scripts, links, images, imports or URLs but the SVG namespace
+    assert not re.search(r"<script|<link|<img|<iframe|@import|url\(|\bsrc=|\bhref=", page, flags=re.I)
+    assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg"}
+    assert "<title>load &lt;staging&gt; &amp; co</title>" in page
+    titles = [svg.findtext("{http://www.w3.org/2000/svg}title") for svg in svgs(page)]
+    assert titles == ["Actions per second", "Hands per second", "Action latency over time",
+                      "Latency distribution", "Errors over time", "Bots online"]
+    for label in ("actions / s", "hands / s", "latency (ms)", "% of actions", "latency (ms, log scale)",
+                  "errors / s", "elapsed (s)"):
+        assert f">{label}</text>" in page
+    assert "FAILED · 2 of 3 thresholds" in page
+    assert page.count("badge fail") == 2 and page.count("badge pass") == 1
+    assert "<code>p99_ms&lt;100</code>" in page
+    for kind in ("UNAVAILABLE", "DEADLINE_EXCEEDED", PROTOCOL_VIOLATION):
+        assert f"<td>{kind}</td>" in page
+
+
+def test_latency_chart_breaks_where_no_action_was_answered() -> None:
+    """Seconds 0-1 and 3 have actions, 2 has none: the p50 line is one run of two points and a dot."""
+    stats = constructed_run()
+    page = render_html(summary_of(stats), stats)
+    latency_svg = svgs(page)[2]
+    ns = "{http://www.w3.org/2000/svg}"
+    assert [len(p.attrib["points"].split()) for p in latency_svg.iter(f"{ns}polyline")] == [2, 2]
+    assert len(list(latency_svg.iter(f"{ns}circle"))) == 2
+
+
+def test_empty_run_renders_without_charts() -> None:
+    stats = RunStats()
+    page = render_html(summary_of(stats, thresholds=[]), stats)
+    assert "No data was recorded." in page and "No action was answered." in page
+    assert "No errors during the run." in page and "NO THRESHOLDS" in page
+    assert svgs(page) == []
+
+
+def test_long_runs_are_binned_for_the_charts() -> None:
+    stats = RunStats()
+    for second in range(3000):
+        stats.action(0.01, "check", "tight", now=second + 0.5)
+    page = render_html(summary_of(stats, duration_s=3000.0), stats)
+    throughput = svgs(page)[0]
+    points = next(throughput.iter("{http://www.w3.org/2000/svg}polyline")).attrib["points"].split()
+    assert len(points) == 600  # 5 s bins
+    assert {p.split(",")[1] for p in points} == {points[0].split(",")[1]}  # flat: 1 action/s everywhere
+    assert ">elapsed (min)</text>" in page
+    assert "Charts show bins of\n5 s." in page
+
+
+def test_partial_last_second_is_not_a_drop() -> None:
+    """Run ends at 2.5 s: the half second holds half the actions, which is the same rate."""
+    stats = RunStats()
+    for i in range(25):
+        stats.action(0.01, "check", "tight", now=i / 10)
+    page = render_html(summary_of(stats, duration_s=2.5), stats)
+    points = next(svgs(page)[0].iter("{http://www.w3.org/2000/svg}polyline")).attrib["points"].split()
+    assert len({p.split(",")[1] for p in points}) == 1
+
+
+# --- sim.live -----------------------------------------------------------------------------------
+
+
+def test_snapshot_uses_the_last_whole_seconds() -> None:
+    snap = snapshot(constructed_run(), 4.7, window_s=3, bots_online=12, duration_s=60)
+    # window: seconds 1, 2, 3 (4 is still filling)
+    assert snap == LiveSnapshot(
+        elapsed_s=4.7, duration_s=60, bots_online=12, window_s=3, hands_per_s=1.0, actions_per_s=17.0,
+        p50_ms=5.0, p99_ms=200.0, hands=4, actions=100,
+        errors={"UNAVAILABLE": 2, "DEADLINE_EXCEEDED": 1, PROTOCOL_VIOLATION: 1}, recent_errors=4,
+        timeouts=2,
+    )
+    early = snapshot(constructed_run(), 0.4)
+    assert (early.hands_per_s, early.actions_per_s, early.p50_ms, early.p99_ms) == (None, None, None, None)
+
+
+def test_render_block_and_line() -> None:
+    snap = snapshot(constructed_run(), 4.7, window_s=3, bots_online=1200, duration_s=3700)
+    assert render_block(snap) == [
+        "tablestorm load  00:04 / 1:01:40  1:01:35 left  bots online 1,200",
+        "  last 3 s   hands/s 1.0   actions/s 17.0   p50 5.00 ms   p99 200 ms",
+        "  totals     hands 4   actions 100   timeouts 2",
+        "  errors     4 (4 in last 3 s)   UNAVAILABLE 2, DEADLINE_EXCEEDED 1, protocol_violation 1",
+    ]
+    assert render_line(snap) == (
+        "[00:04/1:01:40] bots=1200 hands/s=1.0 actions/s=17.0 p50_ms=5.00 p99_ms=200.00 hands=4 "
+        "actions=100 errors=4 timeouts=2"
+    )
+    early = snapshot(RunStats(), 0.2)
+    assert render_block(early)[:2] == [
+        "tablestorm load  00:00",
+        "  last 5 s   hands/s –   actions/s –   p50 –   p99 –",
+    ]
+    assert render_line(early) == (
+        "[00:00] hands/s=- actions/s=- p50_ms=- p99_ms=- hands=0 actions=0 errors=0 timeouts=0"
+    )
+
+
+def test_live_view_prints_a_line_every_n_seconds_when_not_a_tty() -> None:
+    out = io.StringIO()
+    view = LiveView(out, duration_s=30, plain_every_s=10)
+    stats = RunStats()
+    for second in range(26):
+        stats.action(0.01, "call", "tight", now=second + 0.5)
+        view.update(stats, now=second + 1.0)
+    view.finish()
+    lines = out.getvalue().splitlines()
+    assert [line.split()[0] for line in lines] == ["[00:01/00:30]", "[00:11/00:30]", "[00:21/00:30]",
+                                                   "[00:26/00:30]"]
+    assert "\x1b" not in out.getvalue()
+    view.finish()  # nothing new to print
+    assert len(out.getvalue().splitlines()) == 4
+
+
+def test_live_view_redraws_in_place_on_a_tty() -> None:
+    out = io.StringIO()
+    view = LiveView(out, tty=True, width=40)
+    stats = constructed_run()
+    view.update(stats, now=2.0)
+    first = out.getvalue()
+    assert not first.startswith("\x1b") and first.count("\n") == 4
+    assert all(len(line) <= 39 for line in first.splitlines())
+    view.update(stats, now=3.0)
+    assert out.getvalue()[len(first):].startswith("\x1b[4F\x1b[J")
+    view.finish()
+    assert out.getvalue().count("\x1b[4F") == 1
