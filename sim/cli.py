@@ -9,6 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from services.engine import Hand
+    from services.engine.phh import PhhHand
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -25,7 +30,265 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from services.table.host import HostLimits
+    from services.table.server import ServerConfig, run
+
+    if (args.tls_cert is None) != (args.tls_key is None):
+        print("tablestorm serve: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        metrics_port=args.metrics_port,
+        tls_cert=Path(args.tls_cert) if args.tls_cert else None,
+        tls_key=Path(args.tls_key) if args.tls_key else None,
+        limits=HostLimits(max_tables=args.max_tables, hand_pause_seconds=args.hand_pause),
+        drain_seconds=args.drain_seconds,
+    )
+    return run(config, args.log_level)
+
+
+def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm serve``: host cash tables over gRPC (services/table, docs/table_service.md)."""
+    p = sub.add_parser("serve", help="run a gRPC table server", description=_register_serve.__doc__)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=50051,
+                   help="gRPC port; 0 picks one (printed as JSON on stdout)")
+    p.add_argument("--metrics-port", type=int, default=None, help="Prometheus port; 0 picks one; unset: none")
+    p.add_argument("--tls-cert", help="PEM certificate chain (with --tls-key): serve TLS")
+    p.add_argument("--tls-key", help="PEM private key")
+    p.add_argument("--max-tables", type=int, default=1000, help="tables hosted at most (default 1000)")
+    p.add_argument("--hand-pause", type=float, default=0.0, help="seconds between hands (default 0)")
+    p.add_argument("--drain-seconds", type=float, default=10.0,
+                   help="at SIGTERM, how long running hands may finish before they are voided (default 10)")
+    p.add_argument("--log-level", default="info", help="debug, info, warning, error (JSON lines on stderr)")
+    p.set_defaults(handler=_serve)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import json
+
+    from services.engine import phh
+
+    status = 0
+    for path in args.files:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"tablestorm replay: {path}: cannot read: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            hands = phh.loads_all(text)
+        except phh.PhhFormatError as exc:
+            print(f"tablestorm replay: {path}: malformed PHH: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        for number, parsed in enumerate(hands, 1):
+            where = path if len(hands) == 1 else f"{path} [{number}]"
+            try:
+                hand = phh.replay(parsed)
+            except phh.ReplayError as exc:
+                if exc.index >= 0:
+                    what = f"illegal action {exc.index} {exc.text!r}"
+                    print(f"tablestorm replay: {where}: {what}: {exc.reason}", file=sys.stderr)
+                else:
+                    print(f"tablestorm replay: {where}: incomplete history: {exc.reason}", file=sys.stderr)
+                status = 2
+                continue
+            except phh.PhhFormatError as exc:
+                print(f"tablestorm replay: {where}: malformed PHH: {exc}", file=sys.stderr)
+                status = 2
+                continue
+            result = _replay_result(path, number, parsed, hand)
+            print(json.dumps(result), flush=True)
+            if result["matches_recorded_stacks"] is False:
+                ours, recorded = result["finishing_stacks"], parsed.fields["finishing_stacks"]
+                print(f"tablestorm replay: {where}: finishing stacks {ours} differ from the recorded "
+                      f"{recorded}", file=sys.stderr)
+                status = max(status, 1)
+    return status
+
+
+def _replay_result(path: str, number: int, parsed: PhhHand, hand: Hand) -> dict[str, object]:
+    """The JSON object ``tablestorm replay`` prints for one hand (players as PHH labels)."""
+    from services.engine.events import HandEnded, PotAwarded
+
+    amounts: dict[int, int] = {}
+    winners: dict[int, list[str]] = {}
+    awards: dict[int, list[dict[str, object]]] = {}
+    for event in hand.events:
+        if isinstance(event, PotAwarded):
+            label = parsed.label(event.player)
+            amounts[event.pot] = amounts.get(event.pot, 0) + event.amount
+            if label not in winners.setdefault(event.pot, []):
+                winners[event.pot].append(label)
+            awards.setdefault(event.pot, []).append(
+                {"player": label, "amount": event.amount, "share": event.share}
+            )
+    finishing = parsed.in_phh_order(hand.stacks)
+    recorded = parsed.fields.get("finishing_stacks")
+    last = hand.events[-1]
+    return {
+        "file": path,
+        "hand": parsed.fields.get("hand", number),
+        "variant": parsed.code,
+        "players": parsed.n,
+        "starting_stacks": parsed.in_phh_order(parsed.stacks),
+        "finishing_stacks": finishing,
+        "pots": [{"amount": amounts[k], "winners": winners[k], "awards": awards[k]} for k in sorted(amounts)],
+        "showdown": isinstance(last, HandEnded) and last.showdown,
+        "matches_recorded_stacks": None if recorded is None else recorded == finishing,
+    }
+
+
+def _register_replay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm replay``: replay PHH hand histories through the engine (docs/phh.md).
+
+    Prints one JSON object per hand (finishing_stacks in PHH player order, pots with their
+    winners). Exit status: 0 all replayed; 1 a hand's finishing stacks differ from the ones it
+    records; 2 a file is unreadable or malformed, or an action is illegal (the message names the
+    action's index and text and the engine's reason).
+    """
+    p = sub.add_parser("replay", help="replay PHH hand histories through the engine",
+                       description=_register_replay.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", metavar="FILE", help="a .phh file (one hand) or .phhs file (several)")
+    p.set_defaults(handler=_replay)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
+def _simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import json
+    import random
+    import time
+
+    from services.engine import Stakes, Structure, TableOptions, shuffler_for, variant_named
+    from services.engine.events import Acted, HandEnded, PotsFormed, TimedOut
+    from sim.random_play import benchmark_policy, play_random_hand, random_action
+
+    variant = variant_named(args.game)
+    structure = Structure(args.structure) if args.structure else Structure.FIXED_LIMIT
+    if structure not in variant.structures:
+        offered = ", ".join(sorted(s.value for s in variant.structures))
+        parser.error(f"argument --structure: {variant.name} is played {offered}, not {structure.value}")
+    players = args.players if args.players is not None else min(6, variant.max_players)
+    if not 2 <= players <= variant.max_players:
+        parser.error(f"argument --players: {variant.name} is played by 2 to {variant.max_players} players, "
+                     f"not {players}")
+    stakes = Stakes.default(args.small_bet)
+    try:
+        options = TableOptions(variant, stakes, structure=structure)
+    except ValueError as exc:
+        parser.error(f"argument --small-bet: {exc}")
+    stack = args.stack if args.stack is not None else options.posted_buy_in
+    policy = benchmark_policy(args.fold, args.raise_) if args.policy == "benchmark" else random_action
+    rng = random.Random(args.seed)
+    counts = {"actions": 0, "timeouts": 0, "showdowns": 0, "uncontested": 0, "all_ins": 0, "side_pots": 0}
+    started = time.perf_counter()
+    for number in range(args.hands):
+        hand = play_random_hand(
+            options,
+            [stack] * players,
+            rng,
+            policy=policy,
+            button=number % players,
+            shuffler=shuffler_for(args.seed, "simulate", number),
+            timeout_rate=args.timeout_rate,
+        )
+        final_pots = 1
+        for event in hand.events:
+            if isinstance(event, Acted):
+                counts["actions"] += 1
+                counts["all_ins"] += event.all_in
+            elif isinstance(event, TimedOut):
+                counts["timeouts"] += 1
+            elif isinstance(event, PotsFormed):
+                final_pots = len(event.pots)
+            elif isinstance(event, HandEnded):
+                counts["showdowns" if event.showdown else "uncontested"] += 1
+        counts["side_pots"] += final_pots > 1
+    seconds = time.perf_counter() - started
+    rate = args.hands / seconds if seconds > 0 else float("inf")
+    print(f"simulated {args.hands} hands of {variant.name} ({players} players, "
+          f"{structure.value.replace('_', ' ')}) in {seconds:.2f} s: {rate:,.0f} hands/s")
+    print(json.dumps({
+        "game": variant.code,
+        "structure": structure.value,
+        "players": players,
+        "hands": args.hands,
+        "seed": args.seed,
+        "policy": args.policy,
+        "seconds": round(seconds, 6),
+        "hands_per_second": round(rate, 1),
+        **counts,
+    }))
+    return 0
+
+
+_GAMES = ("7stud", "7stud8", "5stud", "7a5draw")
+"""services.engine.VARIANTS' codes, spelled out so that building the parser imports no engine code."""
+_STRUCTURES = ("fixed_limit", "pot_limit", "no_limit")
+
+
+def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm simulate``: play random legal hands in-process and measure hands per second.
+
+    Every hand starts from fresh stacks (the table's buy-in unless --stack), the button moves one
+    seat a hand; with --seed the run is reproducible (cards from (seed, "simulate", hand number),
+    actions from a random.Random(seed)). Prints a summary line, then a JSON line with the counts.
+    """
+    p = sub.add_parser("simulate", help="play random hands in-process and print hands/s",
+                       description=_register_simulate.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, choices=_GAMES, help="the game")
+    p.add_argument("--players", type=_positive_int, default=None,
+                   help="players dealt in (default 6, or the game's maximum if lower)")
+    p.add_argument("--hands", type=_positive_int, default=1000, help="hands to play (default 1000)")
+    p.add_argument("--seed", type=int, default=None, help="make the run reproducible")
+    p.add_argument("--structure", choices=_STRUCTURES, default=None,
+                   help="betting structure (default fixed_limit; pot/no limit: 7a5draw only)")
+    p.add_argument("--policy", choices=("random", "benchmark"), default="random",
+                   help="random: uniform over legal actions; benchmark: fold/raise probabilities")
+    p.add_argument("--fold", type=_probability, default=0.15, metavar="P",
+                   help="benchmark: fold to a bet (default 0.15)")
+    p.add_argument("--raise", dest="raise_", type=_probability, default=0.25, metavar="P",
+                   help="benchmark: bet or raise when open (default 0.25)")
+    p.add_argument("--small-bet", type=_positive_int, default=2,
+                   help="stakes from the small bet, RULES.md defaults (default 2)")
+    p.add_argument("--stack", type=_positive_int, default=None, help="starting stack (default: the buy-in)")
+    p.add_argument("--timeout-rate", type=_probability, default=0.0, metavar="P",
+                   help="chance each turn times out (CLOCK-2), default 0")
+    p.set_defaults(handler=lambda args: _simulate(args, p))
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
+    _register_replay,
+    _register_simulate,
+    _register_serve,
 ]
 
 
