@@ -4,6 +4,7 @@ No I/O, clocks, threads, gRPC or Ray here: the services and simulations own thos
 this package through :class:`Hand` (one hand) and :class:`CashTable` (seats across hands).
 """
 
+from . import _compiled, hand, pots
 from .actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
 from .cards import Card, card_str, cards_str, parse_card, parse_cards
 from .deck import Deck, ScriptedDeck
@@ -21,6 +22,8 @@ from .variants import (
     Variant,
     variant_named,
 )
+
+_compiled.check(hand, pots)
 
 __all__ = [
     "FIVE_CARD_STUD",
