@@ -37,8 +37,9 @@ class Deck:
             raise DeckExhausted(f"{count * len(players)} cards wanted, {len(stub)} left")
         out = []
         for _ in players:
-            batch = stub[-count:]
-            del stub[-count:]
+            cut = len(stub) - count  # not ``stub[-count:]``: with count 0 that is the whole stub
+            batch = stub[cut:]
+            del stub[cut:]
             out.append(batch)
         return out
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from .actions import AGGRESSIVE, Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
 from .cards import Card, card_str
+from .deck import Deck
 from .evaluation import NO_LOW, board_strength
 from .events import (
     Acted,
@@ -38,10 +39,9 @@ from .events import (
     RoundStarted,
     TimedOut,
 )
-from .deck import Deck
 from .pots import layer_pots
 from .shuffle import Shuffler
-from .variants import ForcedBets, Structure, TableOptions
+from .variants import Structure, TableOptions
 
 ACTIVE, FOLDED, ALL_IN = 0, 1, 2
 """Player status. ALL_IN covers both a player with no chips behind and one capped by CLOCK-2."""
@@ -93,7 +93,7 @@ def default_blinds(options: TableOptions, players: int, button: int) -> list[Bli
 
 class Hand:
     __slots__ = (
-        "_acted", "_active", "_big_blind", "_big_made", "_big_unit", "_bets_made", "_bring_in",
+        "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_bring_in",
         "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first",
         "_fixed", "_full_level", "_heads_up_uncapped", "_high", "_last_aggressor", "_last_inc", "_live",
         "_low", "_open_pair", "_order", "_pot_limit", "_rotation", "_small_unit", "_street", "_streets",
@@ -366,7 +366,6 @@ class Hand:
                 first = self._best_board()
             else:
                 first = self._order[0]
-        self._first = first
         if first < 0 or (self._active < 2 and not any(
             status[i] == ACTIVE and self.bets[i] < self._current for i in range(n)
         )):
@@ -374,11 +373,15 @@ class Hand:
             self.events.append(RoundStarted(street, -1))
             self._end_round()
             return
-        self.events.append(RoundStarted(street, first))
         if self._bring_in_pending:
             self.actor = first
         else:
+            # The seat the rules name may be folded or all-in (a folded player left of the
+            # button, an all-in best board): the first to act is the next player who can.
+            # Someone can (checked above), so this only sets the actor.
             self._advance(first - 1)
+        self._first = self.actor  # SHOW-2: the first to act on a checked-through round shows first
+        self.events.append(RoundStarted(street, self.actor))
 
     def _bring_in_player(self) -> int:
         """STUD-3: the lowest door card (CARD-2: rank, then suit) among players who can act."""
@@ -473,10 +476,7 @@ class Hand:
             base = self._full_level
             low = base + self._unit
             high = base + self._big_unit if self._open_pair and not self._big_made else low
-            if self._bets_made == 0:
-                kind = BET if current == 0 else COMPLETE
-            else:
-                kind = RAISE
+            kind = (BET if current == 0 else COMPLETE) if self._bets_made == 0 else RAISE
         else:
             if current == 0:
                 kind, low = BET, self._big_blind
@@ -505,7 +505,9 @@ class Hand:
                 raise IllegalAction(self._cannot(i, kind.value))
             legal = found
         if kind is not legal.kind:
-            raise IllegalAction(f"player {i} cannot {kind.value} here; the aggressive action is {legal.kind.value}")
+            raise IllegalAction(
+                f"player {i} cannot {kind.value} here; the aggressive action is {legal.kind.value}"
+            )
         if type(to) is not int:
             raise IllegalAction(f"{kind.value} amount must be a whole number of chips, got {to!r}")
         if self._fixed:
@@ -530,13 +532,13 @@ class Hand:
             self.status[i] = ALL_IN
             self._active -= 1
         current = self._current
+        capped = False
         if to > current:
             if self._is_full(to, current, bring_in):
                 self._bets_made += 1
                 self._full_level = to
                 self._epoch += 1
-                if self._fixed and not self._uncapped and self._bets_made == self._cap:
-                    self.events.append(CapReached(self._street))
+                capped = self._fixed and not self._uncapped and self._bets_made == self._cap
             self._current = to
             if not bring_in:
                 self._last_aggressor = i
@@ -545,6 +547,8 @@ class Hand:
         self._bring_in_pending = False
         self._acted[i] = self._epoch
         self.events.append(_new(Acted, (i, kind, to, added, all_in)))
+        if capped:
+            self.events.append(CapReached(self._street))  # BET-2: after the bet that reached it
         self._advance(i)
 
     def _is_full(self, to: int, current: int, bring_in: bool) -> bool:
@@ -555,8 +559,12 @@ class Hand:
             increment = to - self._full_level
             unit = self._unit
             if self._open_pair and not self._big_made and increment > self._small_unit:
-                unit = self._big_unit
-                self._big_made = 2 * increment >= unit  # STUD-5: after a big bet, raises are big
+                # STUD-5: more than a small bet is a big one (a short all-in: at least half of it,
+                # BET-5); once a big bet or raise is made, every later raise of the round is big.
+                if 2 * increment >= self._big_unit:
+                    self._big_made = True
+                    self._unit = self._big_unit
+                return True
             return 2 * increment >= unit  # BET-5: at least half a bet counts as a full one
         if current == 0:
             full = to >= self._big_blind
@@ -625,9 +633,16 @@ class Hand:
     def _draw(self, i: int, discard: Sequence[Card]) -> None:
         hand = self.down[i]
         discard = tuple(discard)
-        if len(discard) > 5 or len(set(discard)) != len(discard) or any(c not in hand for c in discard):
+        # ``type(c) is int``: 28.0 == 28 would pass ``in`` and put a float into the deck.
+        if (
+            len(discard) > 5
+            or len(set(discard)) != len(discard)
+            or any(type(c) is not int or c not in hand for c in discard)
+        ):
             shown = " ".join(card_str(c) if type(c) is int and 0 <= c < 52 else repr(c) for c in discard)
-            raise IllegalAction(f"player {i} can only discard up to 5 distinct cards of their own, not [{shown}]")
+            raise IllegalAction(
+                f"player {i} can only discard up to 5 distinct cards of their own, not [{shown}]"
+            )
         need = len(discard)
         deck = self.deck
         first = min(need, len(deck))

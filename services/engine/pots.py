@@ -17,6 +17,11 @@ def layer_pots(committed: Sequence[int], live: Sequence[bool]) -> tuple[Pot, ...
     n = len(committed)
     levels = sorted({committed[i] for i in range(n) if live[i] and committed[i] > 0})
     top = max(committed, default=0)
+    if not levels:
+        # No live player has a chip in (a big blind returned uncalled, BET-6): what is in the
+        # middle is dead money (folded players', dead blinds) and every live hand contests it.
+        total = sum(committed)
+        return (Pot(total, tuple(i for i in range(n) if live[i])),) if total else ()
     if top and (not levels or levels[-1] < top):
         levels.append(top)  # chips above every live level still belong in the last pot
     pots: list[Pot] = []

@@ -83,6 +83,8 @@ class CashTable:
         """Seat indices (0-based) of the current hand's players, by player index."""
         self._left: set[int] = set()
         """Seat indices whose player stood up after folding in the current hand."""
+        self.last_record: HandRecord | None = None
+        """The last hand finished or voided (its ``seats`` map the hand's player indexes)."""
         self.button = -1
         self._small_seat = -1
         self._big_seat = -1
@@ -204,8 +206,13 @@ class CashTable:
             assert seat is not None
             stacks.append(seat.stack)
         shuffler = shuffler_for(self.seed, self.table_id, self.hand_number)
-        self.hand = Hand(self.options, stacks, shuffler, button=button_index, blinds=posts)
-        return self.hand
+        hand = self.hand = Hand(self.options, stacks, shuffler, button=button_index, blinds=posts)
+        if hand.is_over:
+            # Nobody could bet (everyone all-in on the forced bets): the cards ran out while dealing.
+            # Only ``apply`` finishes hands, and nobody can apply, so finish it here or the table
+            # would hold a finished hand forever.
+            self._finish_hand(voided=False)
+        return hand
 
     def apply(self, seat_no: int, action: Action) -> list[Event]:
         """Apply ``action`` for the seat whose turn it is; returns the events it produced."""
@@ -265,6 +272,7 @@ class CashTable:
             seat = self.seats[k]
             if seat is not None:
                 seat.history.append(record)
+        self.last_record = record
         self.hand = None
         self.hand_seats = ()
         self._left.clear()
