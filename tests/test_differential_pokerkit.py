@@ -29,11 +29,6 @@ Where the two *rule sets* differ, nothing is papered over:
     (half a bet or more is a full raise; less lets later players complete or raise by a full unit
     over the last full level) and PokerKit's (a raise is at least the largest increment so far, on
     top of the current bet; a short all-in never reopens) size and reopen raises differently.
-  - ``stud3-all-in-low-card`` (STUD-3): when the lowest door card belongs to a player all-in on the
-    ante, we make the lowest door card among the players who can act bring it in; PokerKit makes the
-    next player clockwise from the all-in player bring it in.
-  - ``raise-nobody-can-call`` (BET-6): we let a player bet or raise when no opponent can call any of
-    it (the excess is returned, BET-6); PokerKit refuses the action. Chips end the same.
   - ``stud8-side-pot-low-half`` (STUD-8): in a Hi-Lo side pot where none of the contenders has a
     qualifying low but a player elsewhere in the hand has one, PokerKit still halves that pot and
     splits the low half among the pot's contenders that can still win anything; STUD-8 gives the
@@ -81,7 +76,7 @@ from services.engine.events import (
     PotsFormed,
     RoundStarted,
 )
-from services.engine.hand import ALL_IN, FOLDED
+from services.engine.hand import ALL_IN
 from sim.random_play import benchmark_policy, play_out, play_random_hand, random_action
 
 UNIT = 840
@@ -212,24 +207,6 @@ def _short_all_in_before(hand: Hand) -> bool:
     return False
 
 
-def _nobody_can_call(hand: Hand) -> bool:
-    """Every opponent of the actor has folded, is all-in, or cannot put in more than the current bet."""
-    actor, current = hand.actor, max(hand.bets)
-    return all(
-        hand.status[j] in (FOLDED, ALL_IN) or hand.bets[j] + hand.stacks[j] <= current
-        for j in range(hand.n)
-        if j != actor
-    )
-
-
-def _lowest_door_card_all_in(hand: Hand) -> bool:
-    """STUD-3: no one has acted yet and the lowest door card (CARD-2) is all-in on the ante."""
-    if any(type(e) is Acted for e in hand.events):
-        return False
-    low = min(range(hand.n), key=lambda i: hand.up[i][0])
-    return hand.status[low] == ALL_IN
-
-
 def _pokerkit_awards(hand: Hand) -> list[int] | None:
     """Finishing stacks under PokerKit 0.7.7's Hi-Lo award rule, from our own hand values.
 
@@ -297,10 +274,6 @@ def classify(text: str, hand: Hand, theirs: list[int] | None) -> str | None:
     if index < 0:
         return None
     before = phh.replay(parsed, until=index)
-    if "is not a valid player" in reason and _lowest_door_card_all_in(before):
-        return "stud3-all-in-low-card"
-    if "every other player has either folded or gone all-in" in reason and _nobody_can_call(before):
-        return "raise-nobody-can-call"
     if any(message in reason for message in _SHORT_ALL_IN_MESSAGES) and _short_all_in_before(before):
         return "bet5-short-all-in"
     return None
@@ -400,33 +373,29 @@ def test_known_difference_short_all_in_half_bet_reopens() -> None:  # BET-5
     assert classify(text, hand, None) == "bet5-short-all-in"
 
 
-def test_known_difference_all_in_lowest_door_card() -> None:  # STUD-3
-    """The lowest door card is all-in on the ante: the lowest door card among those who can act
-    brings it in (ours); PokerKit asks the next player clockwise from the all-in player."""
+def test_all_in_lowest_door_card_passes_the_bring_in_clockwise() -> None:  # STUD-3
+    """The lowest door card is all-in on the ante: the next player clockwise who can act brings in
+    (the room rule, as PokerKit plays it), and the hand replays identically in PokerKit."""
     stakes = Stakes(small_bet=4, big_bet=8, ante=1, bring_in=2)
     cards = ["Ac Kc 2c 4c 5c 6c 7c", "Ad Kd 9d 4d 5d 6d 7d", "Ah Kh 3h 4h 5h 6h 7h"]
     hand = _stud(cards, [1, 50, 50], stakes)
     assert hand.status[0] == ALL_IN
-    assert hand.actor == 2  # 3h is the lowest door card among players who can act
+    assert hand.actor == 1  # clockwise from the all-in 2c, not the lowest card among the others (3h)
     play_out(hand, random.Random(2))
     text = phh.dumps(hand)
-    assert pokerkit_stacks(text) is None
-    assert "is not a valid player" in pokerkit_first_refusal(text)[1]
-    assert classify(text, hand, None) == "stud3-all-in-low-card"
+    assert pokerkit_stacks(text) == phh.loads(text).in_phh_order(list(hand.stacks))
 
 
-def test_known_difference_raise_nobody_can_call() -> None:  # BET-6
-    """Every opponent is all-in: we allow a completion nobody can call and return it (BET-6);
-    PokerKit refuses it. The chips end the same either way."""
+def test_no_raise_when_nobody_can_call() -> None:  # BET-6
+    """Every opponent is all-in: completing would only be returned (BET-6), so it is not offered,
+    as in PokerKit; the hand replays identically there."""
     stakes = Stakes(small_bet=4, big_bet=8, ante=1, bring_in=3)
     hand = _stud(["9d 2s 2c 5d 8c 3s 6s", "3d Qs Qd Kh 6d 7s 8s", "4d Td As Ac 8d 9s Ts"], [3, 20, 1], stakes)
     _apply(hand, (0, ActionKind.BRING_IN, 2))  # seat 1 all-in for 2; seat 3 all-in on the ante
-    assert any(legal.kind is ActionKind.COMPLETE for legal in hand.legal_actions())
-    _apply(hand, (1, ActionKind.COMPLETE, 4))
+    assert [legal.kind for legal in hand.legal_actions()] == [ActionKind.FOLD, ActionKind.CALL]
     play_out(hand, random.Random(3))
     text = phh.dumps(hand)
-    assert pokerkit_stacks(text) is None
-    assert classify(text, hand, None) == "raise-nobody-can-call"
+    assert pokerkit_stacks(text) == phh.loads(text).in_phh_order(list(hand.stacks))
 
 
 def test_known_difference_hilo_side_pot_without_low() -> None:  # STUD-8, BET-7

@@ -97,8 +97,8 @@ class Hand:
         "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first",
         "_fixed", "_full_level", "_heads_up_uncapped", "_high", "_last_aggressor", "_last_inc", "_live",
         "_low", "_open_pair", "_order", "_pot_limit", "_rotation", "_small_unit", "_street", "_streets",
-        "_stud", "_uncapped", "_unit", "actor", "bets", "button", "committed", "deck", "deck_rule", "down",
-        "events", "n", "options", "phase", "stacks", "starting_stacks", "status", "up", "voluntary",
+        "_stud", "_uncapped", "_unit", "actor", "bets", "button", "committed", "dead", "deck", "deck_rule",
+        "down", "events", "n", "options", "phase", "stacks", "starting_stacks", "status", "up", "voluntary",
     )
 
     def __init__(
@@ -147,6 +147,8 @@ class Hand:
         self.stacks = list(stacks)
         self.bets = [0] * n
         self.committed = [0] * n
+        self.dead = 0
+        """Dead blinds (DRAW-6): money in the main pot that is nobody's bet or pot level."""
         self.status = [ACTIVE] * n
         self.voluntary = [False] * n
         self.down: list[list[Card]] = [[] for _ in range(n)]
@@ -200,16 +202,26 @@ class Hand:
             cards.append(self._community)
         return cards
 
+    def pot_total(self) -> int:
+        """Everything in the middle: every player's chips put in, and dead money."""
+        return sum(self.committed) + self.dead
+
     def total_chips(self) -> int:
         """Stacks plus everything in the middle: constant through a hand (BET-7)."""
-        return sum(self.stacks) + sum(self.committed)
+        return sum(self.stacks) + self.pot_total()
 
     def pots(self) -> tuple[Pot, ...]:
-        """The pots as they stand, at the end of a round (BET-7)."""
+        """The pots as they stand, at the end of a round (BET-7); dead money is in the main pot."""
         status = self.status
         if ALL_IN not in status:  # nobody stopped short: everyone live has put in the same
-            return (Pot(sum(self.committed), tuple(i for i in range(self.n) if status[i] == ACTIVE)),)
-        return layer_pots(self.committed, [s != FOLDED for s in status])
+            return (Pot(self.pot_total(), tuple(i for i in range(self.n) if status[i] == ACTIVE)),)
+        live = [s != FOLDED for s in status]
+        pots = layer_pots(self.committed, live)
+        if not self.dead:
+            return pots
+        if not pots:
+            return (Pot(self.dead, tuple(i for i in range(self.n) if live[i])),)
+        return (Pot(pots[0].amount + self.dead, pots[0].eligible), *pots[1:])
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """The legal kinds for :attr:`actor` with their exact bounds; empty once the hand is over."""
@@ -280,7 +292,10 @@ class Hand:
         if amount <= 0:
             return
         self.stacks[i] -= amount
-        self.committed[i] += amount
+        if bet.kind == "dead_small_blind":
+            self.dead += amount  # DRAW-6: into the pot, not counting as a bet
+        else:
+            self.committed[i] += amount
         if bet.live:
             self.bets[i] += amount
         if self.stacks[i] == 0 and self.status[i] == ACTIVE:
@@ -384,15 +399,17 @@ class Hand:
         self.events.append(RoundStarted(street, self.actor))
 
     def _bring_in_player(self) -> int:
-        """STUD-3: the lowest door card (CARD-2: rank, then suit) among players who can act."""
-        best = -1
-        low = 99
-        for i in self._order:
-            if self.status[i] == ACTIVE:
-                door = self.up[i][0]
-                if door < low:
-                    low, best = door, i
-        return best
+        """STUD-3: the lowest door card (CARD-2: rank, then suit) brings in.
+
+        When that player is all-in on the ante, the next player clockwise who can act brings in
+        instead (the room rule; RULES.md is silent) — and -1 when nobody can act.
+        """
+        lowest = min(self._order, key=lambda i: self.up[i][0])
+        status = self.status
+        for i in (lowest, *self._rotation[lowest]):
+            if status[i] == ACTIVE:
+                return i
+        return -1
 
     def _best_board(self) -> int:
         """STUD-6: best up cards among live hands; ties to the lowest seat from seat 1."""
@@ -470,6 +487,8 @@ class Hand:
         reach = self.bets[i] + self.stacks[i]
         if reach <= current or self._acted[i] >= self._epoch:
             return None  # cannot add more, or a short all-in did not reopen the betting (BET-5)
+        if not self._someone_can_call(i):
+            return None  # BET-6: a raise nobody can call would only come back
         if self._fixed:
             if self._bets_made >= self._cap and not self._uncapped:
                 return None  # BET-2
@@ -485,7 +504,7 @@ class Hand:
             if self._pot_limit:
                 # BET-4: the pot after the raiser's call, plus that call.
                 call = current - self.bets[i]
-                high = current + sum(self.committed) + call
+                high = current + self.pot_total() + call
             else:
                 high = reach
         if reach < high:
@@ -493,6 +512,15 @@ class Hand:
         if reach < low:
             low = reach
         return _new(LegalAction, (kind, low, high))
+
+    def _someone_can_call(self, i: int) -> bool:
+        """Whether another player who can still act could put in more than the current bet."""
+        current = self._current
+        status, bets, stacks = self.status, self.bets, self.stacks
+        for j in self._rotation[i]:
+            if j != i and status[j] == ACTIVE and bets[j] + stacks[j] > current:
+                return True
+        return False
 
     def _aggress(self, i: int, kind: ActionKind, to: int) -> None:
         if self._bring_in_pending:
@@ -665,9 +693,10 @@ class Hand:
     def _award_uncontested(self) -> None:
         """SHOW-3: the last live hand takes everything without showing."""
         winner = next(i for i in range(self.n) if self.status[i] != FOLDED)
-        total = sum(self.committed)
+        total = self.pot_total()
         self.stacks[winner] += total
         self.committed = [0] * self.n
+        self.dead = 0
         self.events.append(PotAwarded(0, winner, total, "whole"))
         self._finish(showdown=False)
 
@@ -701,6 +730,7 @@ class Hand:
             else:
                 self._split(index, pot.amount, high_winners, "whole")
         self.committed = [0] * n
+        self.dead = 0
         self._finish(showdown=True)
 
     def _split(self, pot: int, amount: int, winners: list[int], share: str) -> None:

@@ -172,7 +172,7 @@ class CashTable:
         if hand is None:
             return idle
         playing = sum(hand.stacks[i] for i, k in enumerate(self.hand_seats) if k not in self._left)
-        return idle + playing + sum(hand.committed)
+        return idle + playing + hand.pot_total()
 
     # ----------------------------------------------------------------- hands
 

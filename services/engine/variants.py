@@ -169,7 +169,7 @@ class Stakes:
         return cls(
             small_bet=small_bet,
             big_bet=2 * small_bet,
-            ante=round(small_bet / 10),
+            ante=(small_bet + 5) // 10,  # 10%, halves rounded up
             bring_in=max(1, half),
             small_blind=max(1, half),
             big_blind=small_bet,
