@@ -16,7 +16,12 @@ from pathlib import Path
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-COMPILED = ["services/engine/hand.py", "services/engine/pots.py"]
+COMPILED = [
+    "services/engine/hand.py",
+    "services/engine/pots.py",
+    "services/engine/deck.py",
+    "services/engine/shuffle.py",
+]
 
 
 def _ext_modules() -> list[object]:

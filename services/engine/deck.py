@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from mypy_extensions import mypyc_attr
+
 from .cards import Card
 from .shuffle import Shuffler
 
 
+@mypyc_attr(native_class=False)  # an exception class stays a Python class in the compiled build
 class DeckExhausted(RuntimeError):
     """More cards were asked for than the deck holds: a variant with impossible street sizes."""
+
+
+@mypyc_attr(native_class=False)
+class ScriptExhausted(DeckExhausted):
+    """A history gives ``player`` fewer cards than the game deals them."""
+
+    def __init__(self, player: int) -> None:
+        super().__init__(f"the history deals player {player} fewer cards than the game does")
+        self.player = player
 
 
 class Deck:
@@ -80,11 +92,12 @@ class ScriptedDeck(Deck):
         self.discards = []
 
     def deal(self, players: Sequence[int], count: int) -> list[list[Card]]:
+        for player in players:  # check every player first: a failed deal changes nothing
+            if len(self._script.get(player, ())) < count:
+                raise ScriptExhausted(player)
         out = []
         for player in players:
-            wanted = self._script.get(player, [])
-            if len(wanted) < count:
-                raise DeckExhausted(f"the history deals player {player} fewer cards than the game does")
+            wanted = self._script[player]
             batch = [wanted.pop() for _ in range(count)]
             for card in batch:
                 self._take(card)

@@ -457,3 +457,21 @@ BOARD = _board_ranking()
 high_strength = HIGH.evaluate
 low8_strength = LOW8.evaluate
 board_strength = BOARD.evaluate
+
+
+def _board_table() -> tuple[tuple[int, ...], dict[int, int]]:
+    """STUD-6 for a board kept incrementally: per card its base-5 rank digit, and strength by key.
+
+    A hand adds ``BOARD_KEY[card]`` to a player's key as each up card arrives, so finding the
+    first to act is a dict lookup per player rather than an evaluation of the whole board.
+    """
+    keys = tuple(5 ** (card >> 2) for card in range(52))
+    by_key = {0: 0}
+    for size in range(1, 5):
+        for ranks in combinations_with_replacement(range(13), size):
+            cards = [rank * 4 + ranks[:k].count(rank) for k, rank in enumerate(ranks)]
+            by_key[sum(keys[c] for c in cards)] = board_strength(cards)
+    return keys, by_key
+
+
+BOARD_KEY, BOARD_BY_KEY = _board_table()

@@ -13,12 +13,12 @@ data is unpacked once in ``__init__``, and no per-action objects are built beyon
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .actions import AGGRESSIVE, Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
 from .cards import Card, card_str
 from .deck import Deck
-from .evaluation import NO_LOW, board_strength
+from .evaluation import BOARD_BY_KEY, BOARD_KEY, NO_LOW
 from .events import (
     Acted,
     BetReturned,
@@ -43,23 +43,33 @@ from .pots import layer_pots
 from .shuffle import Shuffler
 from .variants import Structure, TableOptions
 
-ACTIVE, FOLDED, ALL_IN = 0, 1, 2
+# Constants are Final so that the compiled build (mypyc) inlines them instead of looking them up.
+ACTIVE: Final = 0
+FOLDED: Final = 1
+ALL_IN: Final = 2
 """Player status. ALL_IN covers both a player with no chips behind and one capped by CLOCK-2."""
 
-BETTING, DRAWING, OVER = 0, 1, 2
+BETTING: Final = 0
+DRAWING: Final = 1
+OVER: Final = 2
 
-FOLD, CHECK, CALL, BRING_IN, COMPLETE, BET, RAISE, DRAW, TIMEOUT = (
-    ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BRING_IN, ActionKind.COMPLETE,
-    ActionKind.BET, ActionKind.RAISE, ActionKind.DRAW, ActionKind.TIMEOUT,
-)
+FOLD: Final = ActionKind.FOLD
+CHECK: Final = ActionKind.CHECK
+CALL: Final = ActionKind.CALL
+BRING_IN: Final = ActionKind.BRING_IN
+COMPLETE: Final = ActionKind.COMPLETE
+BET: Final = ActionKind.BET
+RAISE: Final = ActionKind.RAISE
+DRAW: Final = ActionKind.DRAW
+TIMEOUT: Final = ActionKind.TIMEOUT
 
 
-_new = tuple.__new__
+_new: Final = tuple.__new__
 """``_new(Event, (fields...))`` builds a NamedTuple without its Python-level ``__new__``: half the
 cost, and the hot path builds one per action."""
 
-_CHECK = LegalAction(CHECK)
-_FOLD = LegalAction(FOLD)
+_CHECK: Final = LegalAction(CHECK)
+_FOLD: Final = LegalAction(FOLD)
 
 
 def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
@@ -67,7 +77,7 @@ def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple((last + k) % n for k in range(1, n + 1)) for last in range(n))
 
 
-_ROTATIONS = {n: _rotations(n) for n in range(2, 11)}
+_ROTATIONS: Final = {n: _rotations(n) for n in range(2, 11)}
 
 
 class BlindPost(NamedTuple):
@@ -93,7 +103,7 @@ def default_blinds(options: TableOptions, players: int, button: int) -> list[Bli
 
 class Hand:
     __slots__ = (
-        "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_bring_in",
+        "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_board", "_bring_in",
         "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first",
         "_fixed", "_full_level", "_heads_up_uncapped", "_high", "_last_aggressor", "_last_inc", "_live",
         "_low", "_open_pair", "_order", "_pot_limit", "_rotation", "_small_unit", "_street", "_streets",
@@ -153,6 +163,8 @@ class Hand:
         self.voluntary = [False] * n
         self.down: list[list[Card]] = [[] for _ in range(n)]
         self.up: list[list[Card]] = [[] for _ in range(n)]
+        self._board = [0] * n
+        """Per player, the sum of ``BOARD_KEY`` over their up cards (STUD-6 in one lookup)."""
         self._community = -1
         self._live = n
         self._active = n
@@ -248,14 +260,19 @@ class Hand:
         i = self.actor
         if i < 0:
             raise IllegalAction("the hand is over: no action is expected")
-        kind = action.kind
+        # Read the fields untyped: the compiled build would otherwise turn a float amount or a
+        # card list into a TypeError at the boundary instead of the IllegalAction callers expect.
+        fields: tuple[object, ...] = action
+        kind = fields[0]
+        if not isinstance(kind, ActionKind):
+            raise IllegalAction(f"action kind must be an ActionKind, got {kind!r}")
         if self.phase == DRAWING:
             if kind is TIMEOUT:
                 self._timeout(i)
             elif kind is not DRAW:
                 raise IllegalAction(f"player {i} must draw (discard 0 to 5 cards), not {kind.value}")
             else:
-                self._draw(i, action.discard)
+                self._draw(i, fields[2])
         elif kind is CALL:
             bet = self.bets[i]
             current = self._current
@@ -278,7 +295,10 @@ class Hand:
                 raise IllegalAction(f"player {i} cannot bring in: the bring-in is only the first stud action")
             self._wager(i, BRING_IN, min(self._bring_in, self.stacks[i]), bring_in=True)
         elif kind in AGGRESSIVE:
-            self._aggress(i, kind, action.amount)
+            amount = fields[1]
+            if type(amount) is not int:
+                raise IllegalAction(f"{kind.value} amount must be a whole number of chips, got {amount!r}")
+            self._aggress(i, kind, amount)
         elif kind is TIMEOUT:
             self._timeout(i)
         else:
@@ -329,6 +349,10 @@ class Hand:
                     self.down[i] += down
                 if up:
                     self.up[i] += up
+                    key = self._board[i]
+                    for card in up:
+                        key += BOARD_KEY[card]
+                    self._board[i] = key
                 events.append(_new(CardsDealt, (i, street, down, up)))
         self._begin_betting()
 
@@ -416,7 +440,7 @@ class Hand:
         best, best_strength = -1, -1
         for i in self._order:
             if self.status[i] != FOLDED:
-                strength = board_strength(self.up[i])
+                strength = BOARD_BY_KEY[self._board[i]]
                 if strength > best_strength:
                     best, best_strength = i, strength
         return best
@@ -536,8 +560,6 @@ class Hand:
             raise IllegalAction(
                 f"player {i} cannot {kind.value} here; the aggressive action is {legal.kind.value}"
             )
-        if type(to) is not int:
-            raise IllegalAction(f"{kind.value} amount must be a whole number of chips, got {to!r}")
         if self._fixed:
             if to != legal.min and to != legal.max:
                 sizes = str(legal.min) if legal.min == legal.max else f"{legal.min} or {legal.max}"
@@ -658,9 +680,11 @@ class Hand:
             self.deck.burn()
         self.actor = self._draw_queue.pop(0)
 
-    def _draw(self, i: int, discard: Sequence[Card]) -> None:
+    def _draw(self, i: int, cards: object) -> None:
         hand = self.down[i]
-        discard = tuple(discard)
+        if not isinstance(cards, tuple | list):
+            raise IllegalAction(f"player {i} must discard a sequence of cards, not {cards!r}")
+        discard = tuple(cards)
         # ``type(c) is int``: 28.0 == 28 would pass ``in`` and put a float into the deck.
         if (
             len(discard) > 5

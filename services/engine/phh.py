@@ -32,7 +32,7 @@ from typing import Any
 
 from .actions import AGGRESSIVE, Action, ActionKind, IllegalAction, TimeoutOutcome
 from .cards import Card, card_str, parse_card
-from .deck import ScriptedDeck
+from .deck import ScriptedDeck, ScriptExhausted
 from .events import (
     Acted,
     CardsDealt,
@@ -487,7 +487,7 @@ class PhhHand:
 
     def new_hand(self) -> Hand:
         """The hand dealt as the history says, before any player action."""
-        deck = _ReplayDeck(self.options.variant.deck_rule(self.n).cards, self.script)
+        deck = ScriptedDeck(self.options.variant.deck_rule(self.n).cards, self.script)
         return Hand(
             self.options,
             list(self.stacks),
@@ -496,22 +496,6 @@ class PhhHand:
             blinds=list(self.blinds) if self.blinds is not None else None,
             deck=deck,
         )
-
-
-class _MissingCards(Exception):
-    def __init__(self, player: int) -> None:
-        super().__init__(player)
-        self.player = player
-
-
-class _ReplayDeck(ScriptedDeck):
-    __slots__ = ()
-
-    def deal(self, players: Sequence[int], count: int) -> list[list[Card]]:
-        for player in players:
-            if len(self._script.get(player, ())) < count:
-                raise _MissingCards(player)
-        return super().deal(players, count)
 
 
 def _check_int(name: str, value: object, *, minimum: int = 0) -> int:
@@ -948,7 +932,7 @@ def replay(phh: PhhHand, *, until: int | None = None) -> Hand:
                     raise ReplayError(
                         step.index, step.text, f"the timeout's outcome is {got.outcome.value}, not {expected}"
                     )
-    except _MissingCards as exc:
+    except ScriptExhausted as exc:
         who = phh.label(exc.player)
         raise PhhFormatError("actions", f"the history deals {who} fewer cards than the game does") from None
     if hand.actor >= 0:
