@@ -1,0 +1,216 @@
+"""The RPC layer of ``tablestorm.v1.TableService``: requests in, statuses and streams out.
+
+Handlers are registered by hand (:func:`handlers`) rather than through the generated
+``add_TableServiceServicer_to_server`` for one reason: the Play stream writes bytes that
+:mod:`services.table.hub` has already serialized (once per visibility class), so its response
+serializer is the identity. Clients use the generated stub unchanged; the wire is the proto's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeAlias
+
+import grpc
+from google.protobuf.message import Message
+
+from .auth import SeatKey, token_from
+from .errors import ServiceError
+from .host import TableHost
+from .hub import PONGS, RESULTS, Outbox, frame
+from .live_table import LiveTable
+from .metrics import Metrics
+from .proto_gen import table_service_pb2 as pb
+
+SERVICE_NAME = "tablestorm.v1.TableService"
+HELLO_TIMEOUT = 10.0
+"""A Play stream that has not said Hello by then is closed (it holds a connection slot)."""
+
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+
+
+class TableService:
+    def __init__(self, host: TableHost, metrics: Metrics) -> None:
+        self._host = host
+        self._metrics = metrics
+
+    def _seat(self, context: Context, table_id: str, seat: int) -> tuple[LiveTable, SeatKey]:
+        return self._host.seat(token_from(context.invocation_metadata()), table_id, seat)
+
+    # ----------------------------------------------------------------- unary calls
+
+    async def create_table(self, request: pb.CreateTableRequest, context: Context) -> pb.TableState:
+        return self._host.create_table(request).state()
+
+    async def get_table(self, request: pb.GetTableRequest, context: Context) -> pb.TableState:
+        return self._host.table(request.table_id).state()
+
+    async def sit_down(self, request: pb.SitDownRequest, context: Context) -> pb.SitDownResponse:
+        return self._host.sit_down(request)
+
+    async def stand_up(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
+        live, key = self._seat(context, request.table_id, request.seat)
+        return pb.StandUpResponse(chips=live.stand_up(key))
+
+    async def sit_out(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
+        live, key = self._seat(context, request.table_id, request.seat)
+        return live.sit_out(key)
+
+    async def sit_in(self, request: pb.SitInRequest, context: Context) -> pb.SeatState:
+        live, key = self._seat(context, request.table_id, request.seat)
+        return live.sit_in(key, request.post_to_play if request.HasField("post_to_play") else True)
+
+    async def rebuy(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
+        live, key = self._seat(context, request.table_id, request.seat)
+        return live.rebuy(key)
+
+    async def get_history(self, request: pb.SeatRequest, context: Context) -> pb.History:
+        live, key = self._seat(context, request.table_id, request.seat)
+        return live.history(key)
+
+    async def act(self, request: pb.ActRequest, context: Context) -> pb.ActResult:
+        live, key = self._seat(context, request.table_id, request.seat)
+        result = live.act(key, request)
+        if result.code:
+            raise ServiceError(_STATUS_BY_NUMBER[result.code], result.message)
+        return result
+
+    # ----------------------------------------------------------------- the Play stream
+
+    async def play(self, requests: AsyncIterator[pb.ClientMessage], context: Context) -> None:
+        """Hello, then two tasks: a reader applying the client's messages and a writer draining
+        the outbox. The call ends when the outbox closes (stand-up, overflow, replacement,
+        shutdown) or the client goes away (grpc cancels this coroutine)."""
+        try:
+            first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise ServiceError(
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {HELLO_TIMEOUT:g} s"
+            ) from None
+        if first.WhichOneof("kind") != "hello":
+            raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "hello: the first message must be a hello")
+        live, key, outbox = self._host.subscribe(first.hello, token_from(context.invocation_metadata()))
+        metrics = self._metrics
+        metrics.messages_in.inc()
+        metrics.streams_live.inc()
+        writer = asyncio.create_task(self._write(outbox, context))
+        reader = asyncio.create_task(self._read(requests, live, key, outbox))
+        outbox.on_close = writer.cancel  # an error close must not wait behind a blocked write
+        try:
+            await asyncio.wait((writer,))
+        finally:
+            reader.cancel()
+            writer.cancel()
+            live.unsubscribe(outbox)
+            metrics.streams_live.dec()
+        if outbox.close_code is not None:
+            if outbox.close_code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+                metrics.stream_overflows.inc()
+            raise ServiceError(outbox.close_code, outbox.close_message)
+
+    async def _write(self, outbox: Outbox, context: Context) -> None:
+        count = self._metrics.messages_out.inc
+        while (message := await outbox.next_message()) is not None:
+            await context.write(message)
+            count()
+
+    async def _read(
+        self, requests: AsyncIterator[pb.ClientMessage], live: LiveTable, key: SeatKey | None, outbox: Outbox
+    ) -> None:
+        """Apply the client's messages in order; a protocol error closes the stream."""
+        count = self._metrics.messages_in.inc
+        with contextlib.suppress(grpc.RpcError, grpc.aio.AioRpcError):
+            async for message in requests:
+                count()
+                kind = message.WhichOneof("kind")
+                if kind == "act":
+                    outbox.push(frame(RESULTS, _stream_act(live, key, message.act)))
+                elif kind == "ping":
+                    outbox.push(frame(PONGS, pb.Pong(nonce=message.ping.nonce)))
+                else:
+                    what = (
+                        "hello: only the first message may be a hello"
+                        if kind
+                        else "a message must set a kind"
+                    )
+                    outbox.close(grpc.StatusCode.INVALID_ARGUMENT, what)
+                    return
+
+
+def _stream_act(live: LiveTable, key: SeatKey | None, request: pb.ActRequest) -> pb.ActResult:
+    if key is None:
+        return pb.ActResult(
+            action_id=request.action_id,
+            code=grpc.StatusCode.PERMISSION_DENIED.value[0],
+            message="spectators cannot act",
+        )
+    try:
+        return live.act(key, request)
+    except ServiceError as exc:
+        return pb.ActResult(action_id=request.action_id, code=exc.code.value[0], message=exc.message)
+
+
+_STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+# ----------------------------------------------------------------- registration
+
+Handler = Callable[[Any, Context], Awaitable[Any]]
+
+
+def _unary(method: Handler) -> Handler:
+    """Answer a ServiceError with its status (the body of every unary handler)."""
+
+    async def handle(request: Any, context: Context) -> Any:
+        try:
+            return await method(request, context)
+        except ServiceError as exc:
+            await context.abort(exc.code, exc.message)
+
+    return handle
+
+
+async def _stream(
+    method: Callable[[AsyncIterator[Any], Context], Awaitable[None]],
+    requests: AsyncIterator[Any],
+    context: Context,
+) -> None:
+    try:
+        await method(requests, context)
+    except ServiceError as exc:
+        await context.abort(exc.code, exc.message)
+
+
+def handlers(service: TableService) -> grpc.GenericRpcHandler:
+    def unary(method: Handler, request: type[Message], response: type[Message]) -> grpc.RpcMethodHandler:
+        return grpc.unary_unary_rpc_method_handler(
+            _unary(method),
+            request_deserializer=request.FromString,
+            response_serializer=response.SerializeToString,
+        )
+
+    async def play(requests: AsyncIterator[pb.ClientMessage], context: Context) -> None:
+        await _stream(service.play, requests, context)
+
+    return grpc.method_handlers_generic_handler(
+        SERVICE_NAME,
+        {
+            "CreateTable": unary(service.create_table, pb.CreateTableRequest, pb.TableState),
+            "GetTable": unary(service.get_table, pb.GetTableRequest, pb.TableState),
+            "SitDown": unary(service.sit_down, pb.SitDownRequest, pb.SitDownResponse),
+            "StandUp": unary(service.stand_up, pb.SeatRequest, pb.StandUpResponse),
+            "SitOut": unary(service.sit_out, pb.SeatRequest, pb.SeatState),
+            "SitIn": unary(service.sit_in, pb.SitInRequest, pb.SeatState),
+            "Rebuy": unary(service.rebuy, pb.SeatRequest, pb.SeatState),
+            "Act": unary(service.act, pb.ActRequest, pb.ActResult),
+            "GetHistory": unary(service.get_history, pb.SeatRequest, pb.History),
+            # Responses are pre-serialized ServerMessage bytes (see services.table.hub).
+            "Play": grpc.stream_stream_rpc_method_handler(
+                play, request_deserializer=pb.ClientMessage.FromString, response_serializer=None
+            ),
+        },
+    )

@@ -1,0 +1,658 @@
+"""The gRPC table service against a real server on 127.0.0.1 (grpc.aio, in-process, port 0).
+
+Each test drives its own event loop (``asyncio.run``) so the suite needs no asyncio plugin, and
+waits for what it expects on the stream with a timeout, never with a sleep. Rules cited: CLOCK-1..3,
+SHOW-4, TABLE-1, TABLE-2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import typing
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
+from typing import Any
+
+import grpc
+import pytest
+
+from services.engine import SEVEN_CARD_STUD, ActionKind, Stakes, TableOptions
+from services.engine import events as ev
+from services.engine.table import CashTable
+from services.table import convert
+from services.table.host import HostLimits
+from services.table.hub import EVENTS, RESULTS, EventLog, LogEntry, Outbox, frame
+from services.table.proto_gen import table_service_pb2 as pb
+from services.table.proto_gen import table_service_pb2_grpc as rpc
+from services.table.server import ServerConfig, TableServer
+
+TIMEOUT = 10.0
+HIDDEN = -1
+
+
+def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test in a fresh event loop, bounded in time."""
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(asyncio.wait_for(test(*args, **kwargs), 60))
+
+    return wrapper
+
+
+@asynccontextmanager
+async def serving(**limits: Any) -> AsyncIterator[tuple[TableServer, rpc.TableServiceStub]]:
+    server = TableServer(ServerConfig(port=0, metrics_port=0, limits=HostLimits(**limits), drain_seconds=5))
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    try:
+        yield server, rpc.TableServiceStub(channel)
+    finally:
+        if server.host is not None and server.host.accepting:
+            await server.stop(drain_seconds=0)
+        await channel.close()
+
+
+def stud_options(**overrides: Any) -> pb.TableOptions:
+    fields: dict[str, Any] = {"game": "7stud", "stakes": pb.Stakes(small_bet=4)}
+    return pb.TableOptions(**(fields | overrides))
+
+
+def token(seat_token: str) -> tuple[tuple[str, str]]:
+    return (("x-seat-token", seat_token),)
+
+
+async def code_of(call: Any) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call
+    return info.value.code(), info.value.details() or ""
+
+
+class Stream:
+    """One Play stream, read in the background; tests wait on conditions over what arrived."""
+
+    def __init__(
+        self,
+        stub: rpc.TableServiceStub,
+        table_id: str,
+        seat: int = 0,
+        seat_token: str = "",
+        resume_after: int | None = None,
+        changed: asyncio.Condition | None = None,
+    ) -> None:
+        hello = pb.Hello(table_id=table_id, seat=seat)
+        if resume_after is not None:
+            hello.resume_after_seq = resume_after
+        self.seat = seat
+        self.call = stub.Play(metadata=token(seat_token) if seat_token else None)
+        self.events: list[pb.Event] = []
+        self.results: dict[str, pb.ActResult] = {}
+        self.welcome: pb.Welcome | None = None
+        self.turn: pb.YourTurn | None = None
+        self.messages = 0
+        self.error: grpc.aio.AioRpcError | None = None
+        self.ended = False
+        self._changed = changed or asyncio.Condition()
+        """Notified on every message; streams of one table share it, so a wait can watch them all."""
+        self._count = 0
+        self._task = asyncio.ensure_future(self._pump(hello))
+
+    async def _pump(self, hello: pb.Hello) -> None:
+        try:
+            await self.call.write(pb.ClientMessage(hello=hello))
+            while (msg := await self.call.read()) is not grpc.aio.EOF:
+                self.messages += 1
+                if msg.HasField("welcome"):
+                    self.welcome = msg.welcome
+                for result in msg.results:
+                    self.results[result.action_id] = result
+                self.events.extend(msg.events)
+                if msg.HasField("your_turn"):
+                    self.turn = msg.your_turn
+                async with self._changed:
+                    self._changed.notify_all()
+        except grpc.aio.AioRpcError as exc:
+            self.error = exc
+        finally:
+            self.ended = True
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def until(self, predicate: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: predicate() or self.ended), timeout)
+        assert predicate(), f"stream ended first: {self.error!r}"
+
+    async def until_end(self, timeout: float = TIMEOUT) -> None:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: self.ended), timeout)
+
+    def kinds(self) -> list[str]:
+        return [str(e.WhichOneof("kind")) for e in self.events]
+
+    def of(self, kind: str) -> list[Any]:
+        return [getattr(e, kind) for e in self.events if e.WhichOneof("kind") == kind]
+
+    async def act(self, kind: int, amount: int = 0, action_id: str | None = None) -> pb.ActResult:
+        """Send an action and wait for its result."""
+        await self.until(lambda: self.welcome is not None)
+        self._count += 1
+        action_id = action_id or f"{self.seat}-{self._count}"
+        self.turn = None
+        await self.call.write(
+            pb.ClientMessage(act=pb.ActRequest(action_id=action_id, kind=kind, amount=amount))
+        )
+        await self.until(lambda: action_id in self.results)
+        return self.results[action_id]
+
+    async def play_turn(self) -> pb.ActResult:
+        """Act on the current YourTurn with a passive legal action."""
+        assert self.turn is not None
+        legal = {a.kind: a for a in self.turn.legal}
+        for kind in (pb.ACTION_KIND_CHECK, pb.ACTION_KIND_CALL, pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_DRAW):
+            if kind in legal:
+                return await self.act(kind, legal[kind].min)
+        raise AssertionError(f"no passive action in {self.turn}")
+
+    async def close(self) -> None:
+        self.call.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+
+
+def open_streams(stub: rpc.TableServiceStub, table_id: str, tokens: dict[int, str]) -> dict[int, Stream]:
+    changed = asyncio.Condition()
+    return {seat: Stream(stub, table_id, seat, tokens[seat], changed=changed) for seat in tokens}
+
+
+async def seat_players(stub: rpc.TableServiceStub, table_id: str, seats: int) -> dict[int, str]:
+    tokens = {}
+    for seat in range(1, seats + 1):
+        reply = await stub.SitDown(pb.SitDownRequest(table_id=table_id, seat=seat, player_id=f"p{seat}"))
+        tokens[seat] = reply.seat_token
+    return tokens
+
+
+async def play_hand(streams: dict[int, Stream], hand_number: int) -> None:
+    """Every seat checks or calls until hand ``hand_number`` ends."""
+    watcher = next(iter(streams.values()))
+
+    def ended() -> bool:
+        return any(e.hand_number == hand_number and e.HasField("hand_ended") for e in watcher.events)
+
+    while not ended():
+        await watcher.until(
+            lambda: (
+                ended()
+                or any(s.turn is not None and s.turn.hand_number == hand_number for s in streams.values())
+            )
+        )
+        for stream in streams.values():
+            if stream.turn is not None and stream.turn.hand_number == hand_number and not ended():
+                result = await stream.play_turn()
+                assert result.code == 0, result
+
+
+# ----------------------------------------------------------------- wire format
+
+
+def test_concatenated_frames_parse_as_one_message() -> None:
+    """The fan-out's premise: pending frames joined are one valid ServerMessage, in order."""
+    first = pb.Event(seq=1, hand_number=1, acted=pb.Acted(seat=2, kind=pb.ACTION_KIND_CALL, to=4, added=4))
+    second = pb.Event(seq=2, hand_number=1, hand_mucked=pb.HandMucked(seat=3))
+    result = pb.ActResult(action_id="a", code=9, message="no")
+    joined = frame(EVENTS, first) + frame(RESULTS, result) + frame(EVENTS, second)
+    message = pb.ServerMessage.FromString(joined)
+    assert list(message.events) == [first, second]
+    assert list(message.results) == [result]
+    assert frame(EVENTS, first) == pb.ServerMessage(events=[first]).SerializeToString()
+
+
+def test_every_engine_event_has_a_wire_form() -> None:
+    """A new engine event kind must get a proto message before the service can stream it."""
+    assert set(convert._EVENT_FIELDS) == set(typing.get_args(ev.Event))
+    assert set(convert.KIND_TO_PB) == set(ActionKind)
+
+
+def test_event_log_keeps_current_and_previous_hand() -> None:
+    log = EventLog()
+    seq = 0
+    for _hand in range(3):
+        for k in range(4):
+            seq += 1
+            log.append(LogEntry(seq, b"", 0, b""), hand_start=k == 0)
+    # Hands 2 (seq 5-8) and 3 (seq 9-12) are kept; hand 1 is gone.
+    entries, gap = log.after(4)
+    assert [e.seq for e in entries] == list(range(5, 13)) and not gap
+    entries, gap = log.after(2)
+    assert entries[0].seq == 5 and gap
+    assert [e.seq for e in log.current_hand()] == [9, 10, 11, 12]
+
+
+@run_async
+async def test_outbox_bounds_a_subscriber_that_falls_behind() -> None:
+    outbox = Outbox(seat=1, owner=1, limit=100)
+    closed = []
+    outbox.on_close = lambda: closed.append(True)
+    outbox.push(b"x" * 60)
+    outbox.push(b"y" * 30)
+    assert not outbox.closed
+    outbox.push(b"z" * 20)  # 90 pending + 20 > 100
+    assert outbox.closed and outbox.close_code == grpc.StatusCode.RESOURCE_EXHAUSTED and closed
+    assert await outbox.next_message() is None
+    big = Outbox(seat=1, owner=1, limit=100)
+    big.push(b"x" * 150)  # an empty outbox always takes a chunk: the bound is on falling behind
+    assert not big.closed
+
+
+@run_async
+async def test_outbox_coalesces_pending_output_into_one_message() -> None:
+    outbox = Outbox(seat=0, owner=0, limit=1 << 20)
+    outbox.push(b"a")
+    outbox.push(b"b")
+    assert await outbox.next_message() == b"ab"
+    outbox.push(b"c")
+    outbox.close(None, "bye", flush=True)
+    assert await outbox.next_message() == b"c"
+    assert await outbox.next_message() is None
+
+
+def test_table_deals_on_after_a_hand_over_as_dealt() -> None:
+    """Two players all-in on their antes: the hand ends while dealing and the table moves on."""
+    table = CashTable(
+        "t", TableOptions(SEVEN_CARD_STUD, Stakes(small_bet=4, big_bet=8, ante=1, bring_in=2)), seed=1
+    )
+    table.sit_down(1, "a", 800)
+    table.sit_down(2, "b", 800)
+    for seat in table.seats[:2]:
+        assert seat is not None
+        seat.stack = 1
+    hand = table.start_hand()
+    assert hand.is_over and table.hand is None
+    assert table.last_record is not None and table.last_record.seats == (1, 2)
+    assert table.total_chips() == 2
+
+
+# ----------------------------------------------------------------- tables and seats
+
+
+@run_async
+async def test_create_table_fills_defaults_and_names_bad_fields() -> None:
+    async with serving(max_tables=2) as (_, stub):
+        state = await stub.CreateTable(pb.CreateTableRequest(table_id="t1", options=stud_options()))
+        assert state.options.clock_seconds == 10.0 and state.options.cap == 4  # CLOCK-1, BET-2
+        assert state.options.stakes.big_bet == 8 and state.options.stakes.bring_in == 2
+        assert state.posted_buy_in == 800 and len(state.seats) == 8
+        assert all(s.status == pb.SEAT_STATUS_EMPTY for s in state.seats)
+
+        cases = [
+            (pb.CreateTableRequest(table_id="t2", options=stud_options(game="holdem")), "options.game"),
+            (
+                pb.CreateTableRequest(table_id="t2", options=stud_options(stakes=pb.Stakes(small_bet=-4))),
+                "stakes.small_bet",
+            ),
+            (pb.CreateTableRequest(table_id="t2", options=stud_options(max_seats=9)), "max_seats"),
+            (pb.CreateTableRequest(table_id="no spaces", options=stud_options()), "table_id"),
+            (pb.CreateTableRequest(table_id="x" * 65, options=stud_options()), "table_id"),
+        ]
+        for request, field in cases:
+            code, details = await code_of(stub.CreateTable(request))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT and field in details, (field, details)
+
+        code, _ = await code_of(
+            stub.CreateTable(pb.CreateTableRequest(table_id="t1", options=stud_options()))
+        )
+        assert code == grpc.StatusCode.ALREADY_EXISTS
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t2", options=stud_options()))
+        code, _ = await code_of(
+            stub.CreateTable(pb.CreateTableRequest(table_id="t3", options=stud_options()))
+        )
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        code, _ = await code_of(stub.GetTable(pb.GetTableRequest(table_id="nope")))
+        assert code == grpc.StatusCode.NOT_FOUND
+
+
+@run_async
+async def test_seat_tokens_authorize_exactly_their_seat() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=7))
+        code, details = await code_of(
+            stub.SitDown(pb.SitDownRequest(table_id="t", seat=1, player_id="a", buy_in=5))
+        )
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "buy_in" in details  # TABLE-1: no short buys
+        code, details = await code_of(stub.SitDown(pb.SitDownRequest(table_id="t", seat=9, player_id="a")))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "seat" in details
+        code, details = await code_of(stub.SitDown(pb.SitDownRequest(table_id="t", seat=1, player_id="")))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "player_id" in details
+
+        first = await stub.SitDown(pb.SitDownRequest(table_id="t", seat=1, player_id="a"))
+        assert first.seat.stack == 800 and len(first.seat_token) >= 32
+        code, _ = await code_of(stub.SitDown(pb.SitDownRequest(table_id="t", seat=1, player_id="b")))
+        assert code == grpc.StatusCode.ALREADY_EXISTS
+        code, _ = await code_of(stub.SitDown(pb.SitDownRequest(table_id="t", seat=2, player_id="a")))
+        assert code == grpc.StatusCode.ALREADY_EXISTS
+
+        seat1 = pb.SeatRequest(table_id="t", seat=1)
+        code, _ = await code_of(stub.SitOut(seat1))
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        code, _ = await code_of(stub.SitOut(seat1, metadata=token("forged")))
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        second = await stub.SitDown(pb.SitDownRequest(table_id="t", seat=2, player_id="b"))
+        code, _ = await code_of(stub.SitOut(seat1, metadata=token(second.seat_token)))
+        assert code == grpc.StatusCode.PERMISSION_DENIED
+
+        # A hand starts by itself with two players; seat 1 cannot leave while live in it.
+        assert (await stub.GetTable(pb.GetTableRequest(table_id="t"))).hand_running
+        code, details = await code_of(stub.StandUp(seat1, metadata=token(first.seat_token)))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "live" in details
+
+
+@run_async
+async def test_stand_up_revokes_the_token() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        reply = await stub.SitDown(pb.SitDownRequest(table_id="t", seat=3, player_id="a"))
+        request = pb.SeatRequest(table_id="t", seat=3)
+        assert (await stub.StandUp(request, metadata=token(reply.seat_token))).chips == 800
+        code, _ = await code_of(stub.SitOut(request, metadata=token(reply.seat_token)))
+        assert code == grpc.StatusCode.UNAUTHENTICATED
+        again = await stub.SitDown(pb.SitDownRequest(table_id="t", seat=3, player_id="a"))
+        assert again.seat_token != reply.seat_token
+
+
+# ----------------------------------------------------------------- playing
+
+
+@run_async
+async def test_hand_over_play_streams_hides_other_players_down_cards() -> None:
+    async with serving() as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=3))
+        spectator = Stream(stub, "t")
+        await spectator.until(lambda: spectator.welcome is not None)
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        await play_hand(streams, 1)
+        await spectator.until(lambda: "hand_ended" in spectator.kinds())
+
+        for seat, stream in streams.items():
+            hand = [e for e in stream.events if e.hand_number == 1 and not e.HasField("seat_changed")]
+            assert hand[0].HasField("hand_started") and hand[-1].HasField("hand_ended")
+            seqs = [e.seq for e in stream.events]
+            assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "gap-free, increasing"
+            own = [d for d in stream.of("cards_dealt") if d.seat == seat]
+            assert own[0].down and all(HIDDEN not in d.down for d in own)
+            for dealt in stream.of("cards_dealt"):
+                if dealt.seat != seat:
+                    assert all(card == HIDDEN for card in dealt.down)
+        for dealt in spectator.of("cards_dealt"):
+            assert all(card == HIDDEN for card in dealt.down)
+        ended = spectator.of("hand_ended")[0]
+        assert sum(ended.stacks) == 1600  # BET-7: every chip accounted for
+        for stream in [*streams.values(), spectator]:
+            await stream.close()
+        assert server.metrics.hands_completed.labels("7stud")._value.get() >= 1
+        assert server.metrics.chip_conservation_violations._value.get() == 0
+
+
+@run_async
+async def test_act_answers_with_engine_status_and_is_idempotent() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=11))
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        first = streams[1]
+        await first.until(lambda: any(s.turn is not None for s in streams.values()))
+        actor = next(s for s in streams.values() if s.turn is not None)
+        other = streams[3 - actor.seat]
+
+        result = await other.act(pb.ACTION_KIND_CALL)
+        assert result.code == grpc.StatusCode.FAILED_PRECONDITION.value[0] and "turn" in result.message
+        result = await actor.act(pb.ACTION_KIND_CHECK, action_id="x")  # STUD-3: must bring in
+        assert result.code == grpc.StatusCode.FAILED_PRECONDITION.value[0] and "bring in" in result.message
+        result = await actor.act(pb.ACTION_KIND_TIMEOUT)
+        assert result.code == grpc.StatusCode.INVALID_ARGUMENT.value[0] and "kind" in result.message
+
+        before = len(actor.of("acted"))
+        ok = await actor.act(pb.ACTION_KIND_BRING_IN, 2, action_id="bring")
+        assert ok.code == 0
+        await actor.until(lambda: len(actor.of("acted")) == before + 1)
+        del actor.results["bring"]
+        again = await actor.act(pb.ACTION_KIND_BRING_IN, 2, action_id="bring")  # a retry
+        assert again == ok
+        request = pb.ActRequest(
+            table_id="t", seat=actor.seat, action_id="bring", kind=pb.ACTION_KIND_BRING_IN, amount=2
+        )
+        assert await stub.Act(request, metadata=token(tokens[actor.seat])) == ok  # same answer, unary
+        assert len(actor.of("acted")) == before + 1, "applied once"
+
+        # Unary Act: errors are call statuses.
+        late = pb.ActRequest(table_id="t", seat=actor.seat, action_id="late", kind=pb.ACTION_KIND_CALL)
+        code, _ = await code_of(stub.Act(late, metadata=token(tokens[actor.seat])))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION
+        code, _ = await code_of(stub.Act(late, metadata=token(tokens[other.seat])))
+        assert code == grpc.StatusCode.PERMISSION_DENIED
+        for stream in streams.values():
+            await stream.close()
+
+
+@run_async
+async def test_play_stream_hello_errors() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        tokens = await seat_players(stub, "t", 2)
+        cases = [
+            (Stream(stub, "t", 1), grpc.StatusCode.UNAUTHENTICATED),
+            (Stream(stub, "t", 2, tokens[1]), grpc.StatusCode.PERMISSION_DENIED),
+            (Stream(stub, "nope"), grpc.StatusCode.NOT_FOUND),
+            (Stream(stub, "t", 1, tokens[1], resume_after=10**6), grpc.StatusCode.OUT_OF_RANGE),
+        ]
+        for stream, code in cases:
+            await stream.until_end()
+            assert stream.error is not None and stream.error.code() == code, (code, stream.error)
+
+        call = stub.Play()
+        await call.write(pb.ClientMessage(ping=pb.Ping(nonce=1)))
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await call.read()
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "hello" in (
+            info.value.details() or ""
+        )
+
+        spectator = Stream(stub, "t")
+        result = await spectator.act(pb.ACTION_KIND_FOLD)
+        assert result.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+        await spectator.close()
+
+
+@run_async
+async def test_a_newer_stream_replaces_the_seats_old_one() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        tokens = await seat_players(stub, "t", 1)
+        old = Stream(stub, "t", 1, tokens[1])
+        await old.until(lambda: old.welcome is not None)
+        new = Stream(stub, "t", 1, tokens[1])
+        await old.until_end()
+        assert old.error is not None and old.error.code() == grpc.StatusCode.ABORTED
+        await new.until(lambda: new.welcome is not None)
+        await new.close()
+
+
+@run_async
+async def test_resume_from_seq_replays_without_gaps() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=5))
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
+        actor = next(s for s in streams.values() if s.turn is not None)
+        other = streams[3 - actor.seat]
+        await other.until(lambda: bool(other.events) and other.events[-1].seq == actor.events[-1].seq)
+        seen = other.events[-1].seq
+        await other.close()  # disconnect; the hand goes on without this stream
+        await actor.play_turn()
+        last = actor.events[-1].seq
+        assert last > seen
+        back = Stream(stub, "t", other.seat, tokens[other.seat], resume_after=seen)
+        await back.until(lambda: bool(back.events) and back.events[-1].seq >= last)
+        assert back.welcome is not None and not back.welcome.gap
+        assert [e.seq for e in back.events][: last - seen] == list(range(seen + 1, last + 1))
+        # Its own down cards come back visible; the turn prompt too, if the turn is its own.
+        own = [d for d in back.of("cards_dealt") if d.seat == other.seat]
+        assert all(HIDDEN not in d.down for d in own)
+        await back.close()
+        await actor.close()
+
+
+@run_async
+async def test_action_clock_times_out_and_sits_the_player_out() -> None:
+    """CLOCK-1/2/3: nobody acts; the clock acts for them and they sit out after the hand."""
+    async with serving() as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(clock_seconds=0.05)))
+        spectator = Stream(stub, "t")
+        await seat_players(stub, "t", 2)
+
+        def sat_out() -> bool:
+            return any(c.seat.status == pb.SEAT_STATUS_SITTING_OUT for c in spectator.of("seat_changed"))
+
+        await spectator.until(sat_out)
+        outcomes = {t.outcome for t in spectator.of("timed_out")}
+        assert pb.TIMEOUT_OUTCOME_BRING_IN in outcomes  # the bring-in is posted for a player who times out
+        assert "hand_ended" in spectator.kinds()
+        assert server.metrics.timeouts.labels("bring_in")._value.get() >= 1
+        await spectator.close()
+
+
+@run_async
+async def test_history_shows_own_cards_only() -> None:
+    """SHOW-4: the seat's hands as it saw them."""
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=9))
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        await play_hand(streams, 1)
+        history = await stub.GetHistory(pb.SeatRequest(table_id="t", seat=1), metadata=token(tokens[1]))
+        assert [h.hand_number for h in history.hands] == [1]
+        dealt = [e.cards_dealt for e in history.hands[0].events if e.HasField("cards_dealt")]
+        assert all(HIDDEN not in d.down for d in dealt if d.seat == 1)
+        shown = {e.hand_shown.seat for e in history.hands[0].events if e.HasField("hand_shown")}
+        assert all(all(c == HIDDEN for c in d.down) for d in dealt if d.seat != 1 and d.seat not in shown)
+        for stream in streams.values():
+            await stream.close()
+
+
+@run_async
+async def test_reproducible_deals_from_a_seed() -> None:
+    """TABLE-2: the same seed and table id deal the same cards."""
+
+    async def first_up_cards() -> list[tuple[int, ...]]:
+        async with serving() as (_, stub):
+            await stub.CreateTable(pb.CreateTableRequest(table_id="same", options=stud_options(), seed=42))
+            spectator = Stream(stub, "same")
+            await seat_players(stub, "same", 2)
+            await spectator.until(lambda: len(spectator.of("cards_dealt")) >= 2)
+            await spectator.close()
+            return [tuple(d.up) for d in spectator.of("cards_dealt")[:2]]
+
+    assert await first_up_cards() == await first_up_cards()
+
+
+# ----------------------------------------------------------------- limits, shutdown, metrics
+
+
+@run_async
+async def test_a_subscriber_that_stops_reading_is_disconnected() -> None:
+    async with serving(outbox_limit_bytes=4096, hand_pause_seconds=0) as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=1))
+        # A spectator whose connection accepts almost nothing and who never reads.
+        slow = grpc.aio.insecure_channel(
+            f"127.0.0.1:{server.port}",
+            options=[
+                ("grpc.http2.lookahead_bytes", 1024),
+                ("grpc.http2.bdp_probe", 0),
+                ("grpc.use_local_subchannel_pool", 1),
+            ],
+        )
+        stalled = rpc.TableServiceStub(slow).Play()
+        await stalled.write(pb.ClientMessage(hello=pb.Hello(table_id="t")))
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        overflows = server.metrics.stream_overflows
+        hand = 1
+        while overflows._value.get() == 0:
+            assert hand < 400, "the stalled stream was never disconnected"
+            await play_hand(streams, hand)
+            hand += 1
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            while await stalled.read() is not grpc.aio.EOF:
+                pass
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        for stream in streams.values():
+            await stream.close()
+        await slow.close()
+
+
+@run_async
+async def test_shutdown_voids_unfinished_hands_with_exact_refund() -> None:
+    async with serving() as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        tokens = await seat_players(stub, "t", 3)
+        streams = open_streams(stub, "t", tokens)
+        watcher = streams[1]
+        await watcher.until(lambda: any(s.turn is not None for s in streams.values()))
+        actor = next(s for s in streams.values() if s.turn is not None)
+        await actor.play_turn()  # chips go in: the bring-in
+        started = watcher.of("hand_started")[0]
+
+        report = await server.stop(drain_seconds=0.05)
+        assert report.voided == 1
+        await watcher.until_end()
+        voided = watcher.of("hand_voided")
+        assert voided and list(voided[0].stacks) == list(started.stacks)  # exact refund
+        assert watcher.error is not None and watcher.error.code() == grpc.StatusCode.UNAVAILABLE
+        assert server.metrics.chip_conservation_violations._value.get() == 0
+        for stream in streams.values():
+            await stream.close()
+
+
+@run_async
+async def test_shutdown_lets_a_running_hand_finish_before_the_deadline() -> None:
+    async with serving() as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=2))
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
+        stopping = asyncio.ensure_future(server.stop(drain_seconds=30))
+        code, _ = await code_of(stub.SitDown(pb.SitDownRequest(table_id="t", seat=5, player_id="late")))
+        assert code == grpc.StatusCode.UNAVAILABLE
+        await play_hand(streams, 1)
+        report = await stopping
+        assert (report.finished, report.voided) == (1, 0)
+        assert not any(s.of("hand_started")[-1] != s.of("hand_started")[0] for s in streams.values())
+        for stream in streams.values():
+            await stream.close()
+
+
+@run_async
+async def test_metrics_endpoint_exports_the_service_metrics() -> None:
+    async with serving() as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        await code_of(stub.GetTable(pb.GetTableRequest(table_id="missing")))
+        url = f"http://127.0.0.1:{server.metrics_port}/metrics"
+        text = (await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read())).decode()
+        for name in (
+            "tablestorm_hands_completed_total",
+            "tablestorm_actions_total",
+            "tablestorm_action_latency_seconds",
+            "tablestorm_timeouts_total",
+            "tablestorm_side_pots_total",
+            "tablestorm_raise_caps_total",
+            "tablestorm_tables_live 1.0",
+            "tablestorm_seats_live",
+            "tablestorm_stream_messages_total",
+            "tablestorm_chip_conservation_violations_total",
+            'tablestorm_grpc_requests_total{code="OK",method="CreateTable"} 1.0',
+            'tablestorm_grpc_requests_total{code="NOT_FOUND",method="GetTable"} 1.0',
+        ):
+            assert name in text, name
