@@ -124,6 +124,19 @@ class CashTable:
             player_id, buy_in, waiting=not self.options.variant.is_stud, post_to_play=post_to_play
         )
 
+    def restore_seat(self, seat_no: int, player_id: str, stack: int, *, sitting_out: bool) -> None:
+        """Seat a player with the stack a ledger recorded (rebuilding a table after a crash).
+
+        Unlike :meth:`sit_down` the stack is not a buy-in: the chips were already on the table.
+        """
+        if self.hand is not None:
+            raise TableError("seats are restored before any hand is dealt")
+        if not 1 <= seat_no <= len(self.seats) or self.seats[seat_no - 1] is not None:
+            raise TableError(f"seat {seat_no} cannot be restored")
+        if stack < 0:
+            raise TableError(f"a restored stack cannot be negative, got {stack}")
+        self.seats[seat_no - 1] = Seat(player_id, stack, sitting_out=sitting_out, waiting=False)
+
     def stand_up(self, seat_no: int) -> int:
         """Leave the table and cash out; refused while the player is live in a hand."""
         seat = self._seat(seat_no)

@@ -49,6 +49,10 @@ class SeatTokens:
         self._keys[token] = key
         return token
 
+    def restore(self, key: SeatKey, token: str) -> None:
+        """Honour a token issued before a crash, for the table rebuilt from the ledger."""
+        self._keys[token] = key
+
     def revoke(self, token: str) -> None:
         self._keys.pop(token, None)
 

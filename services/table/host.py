@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
@@ -19,6 +20,7 @@ from . import validation as check
 from .auth import SeatKey, SeatTokens
 from .errors import ServiceError, invalid
 from .hub import SPECTATOR, Outbox
+from .ledger import LedgerEntry, SeatRecord, TableLedger
 from .live_table import LiveTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
@@ -46,8 +48,15 @@ class DrainReport:
 
 
 class TableHost:
-    def __init__(self, limits: HostLimits, metrics: Metrics, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        limits: HostLimits,
+        metrics: Metrics,
+        loop: asyncio.AbstractEventLoop,
+        ledger: TableLedger | None = None,
+    ) -> None:
         self.limits = limits
+        self.ledger = ledger
         self.metrics = metrics
         self.tables: dict[str, LiveTable] = {}
         self.tokens = SeatTokens()
@@ -82,10 +91,37 @@ class TableHost:
             hand_pause=self.limits.hand_pause_seconds,
             outbox_limit=self.limits.outbox_limit_bytes,
             max_spectators=self.limits.max_spectators,
+            ledger=self.ledger,
         )
         self.tables[table_id] = live
         self.metrics.tables_live.set(len(self.tables))
         log.info("table created", extra={"table_id": table_id, "game": options.variant.code})
+        return live
+
+    async def open_table(self, request: pb.CreateTableRequest) -> LiveTable:
+        """Create a table and, with a ledger, record it there before anyone can sit."""
+        live = self.create_table(request)
+        if self.ledger is not None:
+            options = convert.options_to_proto(live.options).SerializeToString()
+            seed = request.seed if request.HasField("seed") else None
+            await self.ledger.record(LedgerEntry(live.table_id, "created", 0, (), options, seed))
+        return live
+
+    async def restore_table(
+        self,
+        table_id: str,
+        options: pb.TableOptions,
+        seed: int | None,
+        hand_number: int,
+        seats: Sequence[SeatRecord],
+    ) -> LiveTable:
+        """Rebuild a table another (dead) server held, from its last ledger entry."""
+        request = pb.CreateTableRequest(table_id=table_id, options=options)
+        if seed is not None:
+            request.seed = seed
+        live = await self.open_table(request)
+        live.restore(hand_number, seats)
+        await live.persist_seats()
         return live
 
     def table(self, table_id: str) -> LiveTable:

@@ -27,6 +27,7 @@ from .auth import SeatKey, SeatTokens
 from .clock import ActionClock
 from .errors import ServiceError, failed, invalid
 from .hub import EVENTS, WELCOME, YOUR_TURN, EventLog, LogEntry, Outbox, Subscribers, Turn, frame, personal
+from .ledger import LedgerEntry, SeatRecord, TableLedger
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
 
@@ -67,6 +68,7 @@ class LiveTable:
         hand_pause: float,
         outbox_limit: int,
         max_spectators: int,
+        ledger: TableLedger | None = None,
     ) -> None:
         self.table = CashTable(table_id, options, seed=seed)
         self.table_id = table_id
@@ -97,6 +99,7 @@ class LiveTable:
         self._status: dict[int, int] = {}
         """The SeatStatus last published per seat, to announce CLOCK-3 sit-outs after a hand."""
         self._start_pending = False
+        self._ledger = ledger
 
     # ----------------------------------------------------------------- views
 
@@ -272,6 +275,22 @@ class LiveTable:
             self._loop.call_soon(self._start)
 
     def _start(self) -> None:
+        if self._ledger is None:
+            self._deal()
+        else:
+            self._loop.create_task(self._record_then_deal(self._ledger))
+
+    async def _record_then_deal(self, ledger: TableLedger) -> None:
+        """Put the stacks everyone starts the hand with outside this server before dealing."""
+        try:
+            await ledger.record(self.ledger_entry("hand_started", self.table.hand_number + 1))
+        except Exception:
+            self._start_pending = False
+            log.exception("ledger unreachable: hand not dealt", extra={"table_id": self.table_id})
+            return
+        self._deal()
+
+    def _deal(self) -> None:
         self._start_pending = False
         if self.draining or not self.table.ready():
             return
@@ -355,6 +374,40 @@ class LiveTable:
         self.log.append(entry)
         self.subscribers.broadcast([entry])
 
+    # ----------------------------------------------------------------- the ledger
+
+    def ledger_entry(self, kind: str, hand_number: int) -> LedgerEntry:
+        """Every seat with its stack outside any running hand (the stack it started the hand with)."""
+        seats = []
+        for k, seat in enumerate(self.table.seats):
+            if seat is not None and k + 1 in self._sessions:
+                token = self._sessions[k + 1].token
+                seats.append(SeatRecord(k + 1, seat.player_id, seat.stack, token, seat.sitting_out))
+        return LedgerEntry(self.table_id, kind, hand_number, tuple(seats))
+
+    async def persist_seats(self) -> None:
+        """Seat changes move chips on or off the table: answer only once the ledger holds them."""
+        if self._ledger is not None:
+            await self._ledger.record(self.ledger_entry("seats", self.table.hand_number))
+
+    def restore(self, hand_number: int, seats: Sequence[SeatRecord]) -> None:
+        """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid."""
+        self.table.hand_number = hand_number
+        for record in seats:
+            try:
+                self.table.restore_seat(
+                    record.seat, record.player_id, record.stack, sitting_out=record.sitting_out
+                )
+            except TableError as exc:
+                raise failed(str(exc)) from None
+            self._occupancies += 1
+            self._tokens.restore(SeatKey(self.table_id, record.seat, self._occupancies), record.token)
+            self._sessions[record.seat] = SeatSession(self._occupancies, record.token)
+            self._chips += record.stack
+            self._metrics.seats_live.inc()
+            self._seat_changed(record.seat)
+        self._maybe_start()
+
     def _seat_changed(self, seat_no: int) -> None:
         state = self.seat_state(seat_no)
         self._status[seat_no] = state.status
@@ -367,6 +420,8 @@ class LiveTable:
         self._clock.cancel()
         self._last_pots = ()
         self._check_chips()
+        if self._ledger is not None:
+            self._ledger.note(self.ledger_entry("hand_ended", self.table.hand_number))
         for seat_no in self._seats:
             seat = self.table.seats[seat_no - 1]
             if seat is not None and self._status.get(seat_no) == pb.SEAT_STATUS_PLAYING and seat.sitting_out:

@@ -27,6 +27,7 @@ from prometheus_client import start_http_server
 from . import jsonlog
 from .host import DrainReport, HostLimits, TableHost
 from .interceptors import MetricsInterceptor
+from .ledger import TableLedger
 from .metrics import Metrics
 from .service import SERVICE_NAME, TableService, handlers
 
@@ -49,6 +50,8 @@ class ServerConfig:
     """Per connection: a client with more bots opens more connections."""
     max_message_bytes: int = 64 * 1024
     """Largest request accepted; every legal request is far smaller."""
+    ledger: TableLedger | None = None
+    """Where seats and hand starts are recorded outside this process (a load run's registry)."""
 
 
 class TableServer:
@@ -66,7 +69,7 @@ class TableServer:
 
     async def start(self) -> None:
         config = self.config
-        self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop())
+        self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop(), config.ledger)
         server = self._server = grpc.aio.server(
             interceptors=[MetricsInterceptor(self.metrics)],
             options=[

@@ -42,17 +42,21 @@ class TableService:
     # ----------------------------------------------------------------- unary calls
 
     async def create_table(self, request: pb.CreateTableRequest, context: Context) -> pb.TableState:
-        return self._host.create_table(request).state()
+        return (await self._host.open_table(request)).state()
 
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> pb.TableState:
         return self._host.table(request.table_id).state()
 
     async def sit_down(self, request: pb.SitDownRequest, context: Context) -> pb.SitDownResponse:
-        return self._host.sit_down(request)
+        response = self._host.sit_down(request)
+        await self._host.table(request.table_id).persist_seats()
+        return response
 
     async def stand_up(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
         live, key = self._seat(context, request.table_id, request.seat)
-        return pb.StandUpResponse(chips=live.stand_up(key))
+        chips = live.stand_up(key)
+        await live.persist_seats()
+        return pb.StandUpResponse(chips=chips)
 
     async def sit_out(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
         live, key = self._seat(context, request.table_id, request.seat)
@@ -64,7 +68,9 @@ class TableService:
 
     async def rebuy(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
         live, key = self._seat(context, request.table_id, request.seat)
-        return live.rebuy(key)
+        state = live.rebuy(key)
+        await live.persist_seats()
+        return state
 
     async def get_history(self, request: pb.SeatRequest, context: Context) -> pb.History:
         live, key = self._seat(context, request.table_id, request.seat)

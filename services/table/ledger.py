@@ -1,0 +1,47 @@
+"""A record of every table's seats and stacks kept outside the server, so a crash loses no chip.
+
+A table service may be given a :class:`TableLedger`. It then writes a :class:`LedgerEntry` when a
+table is created, when its seats change (a sit-down's buy-in, a stand-up's cash-out, a rebuy), when
+a hand is about to be dealt (the stacks every player had at the start of that hand) and when a hand
+ends. Seat changes and hand starts are *awaited* before they take effect, so whatever moment the
+server dies at, the ledger's last entry for a table is a consistent set of stacks: the start of
+the hand that was running (which voiding refunds exactly) or the state between hands. A
+replacement server rebuilds the table from that entry with the same seat tokens, so players only
+reconnect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    player_id: str
+    stack: int
+    token: str
+    sitting_out: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    table_id: str
+    kind: str
+    """``"created"``, ``"seats"``, ``"hand_started"``, ``"hand_ended"`` or ``"closed"``."""
+    hand_number: int
+    seats: tuple[SeatRecord, ...]
+    options: bytes = b""
+    """The table's ``TableOptions`` message, serialized (``"created"`` entries only)."""
+    seed: int | None = None
+
+
+class TableLedger(Protocol):
+    async def record(self, entry: LedgerEntry) -> None:
+        """Store ``entry``; return once it is durable outside this server."""
+        ...
+
+    def note(self, entry: LedgerEntry) -> None:
+        """Store ``entry`` without waiting: for entries whose loss only makes recovery older."""
+        ...

@@ -1,0 +1,154 @@
+"""Where every table lives, and the ledger that lets a dead host's tables be rebuilt elsewhere.
+
+One registry serves a load run (a named Ray actor wraps :class:`Registry`). Table hosts register
+their endpoints and write their ledger entries here; bots ask it where a table lives after their
+stream breaks; the driver asks it, when a host dies, for the last consistent state of each table
+that host held (see :mod:`services.table.ledger`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from services.table.ledger import LedgerEntry, SeatRecord
+
+
+@dataclass(slots=True)
+class HostInfo:
+    host_id: str
+    endpoint: str
+    metrics: str
+    node_id: str
+    alive: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryPlan:
+    """How to rebuild one table: its options, seed, seats and stacks, and whether a hand died."""
+
+    table_id: str
+    options: bytes
+    seed: int | None
+    hand_number: int
+    seats: tuple[SeatRecord, ...]
+    hand_voided: bool
+    """The last entry was a hand start: that hand was running and is refunded by these stacks."""
+
+
+@dataclass(slots=True)
+class _Table:
+    options: bytes
+    seed: int | None
+    host_id: str
+    last: LedgerEntry
+
+    @property
+    def open(self) -> bool:
+        return self.last.kind != "closed"
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.hosts: dict[str, HostInfo] = {}
+        self._tables: dict[str, _Table] = {}
+
+    # ----------------------------------------------------------------- hosts and placement
+
+    def register_host(self, host_id: str, endpoint: str, metrics: str, node_id: str) -> None:
+        self.hosts[host_id] = HostInfo(host_id, endpoint, metrics, node_id)
+
+    def mark_dead(self, host_id: str) -> list[str]:
+        """Take a host out of service; returns the tables it held."""
+        self.hosts[host_id].alive = False
+        return [t for t, table in self._tables.items() if table.host_id == host_id and table.open]
+
+    def live_hosts(self) -> list[HostInfo]:
+        return [h for h in self.hosts.values() if h.alive]
+
+    def where(self, table_id: str) -> str | None:
+        """The endpoint now serving ``table_id`` (None while it has no live host)."""
+        table = self._tables.get(table_id)
+        if table is None:
+            return None
+        host = self.hosts.get(table.host_id)
+        return host.endpoint if host is not None and host.alive else None
+
+    def move(self, table_id: str, host_id: str) -> None:
+        self._tables[table_id].host_id = host_id
+
+    def tables(self) -> dict[str, str]:
+        """Every open table and the host holding it."""
+        return {t: table.host_id for t, table in self._tables.items() if table.open}
+
+    # ----------------------------------------------------------------- the ledger
+
+    def record(self, host_id: str, entries: list[LedgerEntry]) -> None:
+        """Store a host's entries, in the order it wrote them."""
+        for entry in entries:
+            table = self._tables.get(entry.table_id)
+            if entry.kind == "created":
+                self._tables[entry.table_id] = _Table(entry.options, entry.seed, host_id, entry)
+            elif table is not None and table.host_id == host_id:
+                table.last = entry  # a dead host's late writes never overwrite its successor's
+
+    def plan(self, table_id: str) -> RecoveryPlan:
+        table = self._tables[table_id]
+        last = table.last
+        return RecoveryPlan(
+            table_id, table.options, table.seed, last.hand_number, last.seats, last.kind == "hand_started"
+        )
+
+    def chips(self) -> int:
+        """Chips at every open table by its last ledger entry (exact once hosts are drained)."""
+        return sum(s.stack for t in self._tables.values() if t.open for s in t.last.seats)
+
+
+class BatchingLedger:
+    """A host's :class:`~services.table.ledger.TableLedger` writing to a remote registry in batches.
+
+    Every entry waiting when a write goes out travels in that one call, so a busy host makes a few
+    calls per second, not one per hand; :meth:`record` returns once the batch holding its entry is
+    stored. ``send`` is the remote call (a Ray actor method's ``remote`` in a load run).
+    """
+
+    def __init__(self, host_id: str, send: Any) -> None:
+        self._host_id = host_id
+        self._send = send
+        self._pending: list[LedgerEntry] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    async def record(self, entry: LedgerEntry) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(entry)
+        self._waiters.append(waiter)
+        self._kick()
+        await waiter
+
+    def note(self, entry: LedgerEntry) -> None:
+        self._pending.append(entry)
+        self._kick()
+
+    def _kick(self) -> None:
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, waiters = self._pending, self._waiters
+                self._pending, self._waiters = [], []
+                try:
+                    await self._send(self._host_id, batch)
+                except Exception as exc:  # the registry is gone: every writer must know
+                    for waiter in waiters:
+                        if not waiter.done():
+                            waiter.set_exception(exc)
+                    continue
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+        finally:
+            self._flusher = None
