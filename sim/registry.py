@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from services.table.ledger import LedgerEntry, SeatRecord
+from services.table.ledger import LedgerEntry
 
 
 @dataclass(slots=True)
@@ -28,13 +28,18 @@ class HostInfo:
 class RecoveryPlan:
     """How to rebuild one table: its options, seed, seats and stacks, and whether a hand died."""
 
-    table_id: str
     options: bytes
     seed: int | None
-    hand_number: int
-    seats: tuple[SeatRecord, ...]
+    last: LedgerEntry
     hand_voided: bool
     """The last entry was a hand start: that hand was running and is refunded by these stacks."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChipCount:
+    bought: int
+    cashed_out: int
+    on_tables: int
 
 
 @dataclass(slots=True)
@@ -95,14 +100,20 @@ class Registry:
 
     def plan(self, table_id: str) -> RecoveryPlan:
         table = self._tables[table_id]
-        last = table.last
-        return RecoveryPlan(
-            table_id, table.options, table.seed, last.hand_number, last.seats, last.kind == "hand_started"
-        )
+        return RecoveryPlan(table.options, table.seed, table.last, table.last.kind == "hand_started")
 
-    def chips(self) -> int:
-        """Chips at every open table by its last ledger entry (exact once hosts are drained)."""
-        return sum(s.stack for t in self._tables.values() if t.open for s in t.last.seats)
+    def chips(self) -> ChipCount:
+        """Chips by the ledger: bought onto tables, cashed out, and on the tables (seats' stacks).
+
+        Exact once no hand is running (after the hosts drain): ``bought == on_tables + cashed_out``
+        is the run's chip conservation, across every crash and rebuild.
+        """
+        open_tables = [t.last for t in self._tables.values()]
+        return ChipCount(
+            bought=sum(e.bought for e in open_tables),
+            cashed_out=sum(e.cashed_out for e in open_tables),
+            on_tables=sum(s.stack for e in open_tables for s in e.seats),
+        )
 
 
 class BatchingLedger:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
@@ -20,7 +19,7 @@ from . import validation as check
 from .auth import SeatKey, SeatTokens
 from .errors import ServiceError, invalid
 from .hub import SPECTATOR, Outbox
-from .ledger import LedgerEntry, SeatRecord, TableLedger
+from .ledger import LedgerEntry, TableLedger
 from .live_table import LiveTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
@@ -109,18 +108,16 @@ class TableHost:
 
     async def restore_table(
         self,
-        table_id: str,
         options: pb.TableOptions,
         seed: int | None,
-        hand_number: int,
-        seats: Sequence[SeatRecord],
+        last: LedgerEntry,
     ) -> LiveTable:
         """Rebuild a table another (dead) server held, from its last ledger entry."""
-        request = pb.CreateTableRequest(table_id=table_id, options=options)
+        request = pb.CreateTableRequest(table_id=last.table_id, options=options)
         if seed is not None:
             request.seed = seed
         live = await self.open_table(request)
-        live.restore(hand_number, seats)
+        live.restore(last)
         await live.persist_seats()
         return live
 

@@ -35,6 +35,10 @@ class LedgerEntry:
     options: bytes = b""
     """The table's ``TableOptions`` message, serialized (``"created"`` entries only)."""
     seed: int | None = None
+    bought: int = 0
+    """Chips that ever came onto this table: buy-ins and rebuys (carried across rebuilds)."""
+    cashed_out: int = 0
+    """Chips that ever left it with players standing up; ``bought - cashed_out`` is on the table."""
 
 
 class TableLedger(Protocol):

@@ -90,6 +90,9 @@ class LiveTable:
         self._occupancies = 0
         self._chips = 0
         """Buy-ins and rebuys minus cash-outs: what ``table.total_chips()`` must equal."""
+        self.bought = 0
+        self.cashed_out = 0
+        """Chips that came onto and left this table, for the ledger (``_chips`` is their difference)."""
         self._turn: Turn | None = None
         self._seats: tuple[int, ...] = ()
         """Seat number of each player index of the current hand."""
@@ -155,6 +158,7 @@ class LiveTable:
         token = self._tokens.issue(SeatKey(self.table_id, seat_no, self._occupancies))
         self._sessions[seat_no] = SeatSession(self._occupancies, token)
         self._chips += posted
+        self.bought += posted
         self._metrics.seats_live.inc()
         self._seat_changed(seat_no)
         self._maybe_start()
@@ -169,6 +173,7 @@ class LiveTable:
         del self._sessions[key.seat]
         self._tokens.revoke(session.token)
         self._chips -= chips
+        self.cashed_out += chips
         self._metrics.seats_live.dec()
         outbox = self.subscribers.seats.get(key.seat)
         if outbox is not None:
@@ -192,7 +197,9 @@ class LiveTable:
     def rebuy(self, key: SeatKey) -> pb.SeatState:
         self.session(key)
         try:
-            self._chips += self.table.rebuy(key.seat)
+            chips = self.table.rebuy(key.seat)
+            self._chips += chips
+            self.bought += chips
         except TableError as exc:
             raise failed(str(exc)) from None
         self._seat_changed(key.seat)
@@ -383,16 +390,20 @@ class LiveTable:
             if seat is not None and k + 1 in self._sessions:
                 token = self._sessions[k + 1].token
                 seats.append(SeatRecord(k + 1, seat.player_id, seat.stack, token, seat.sitting_out))
-        return LedgerEntry(self.table_id, kind, hand_number, tuple(seats))
+        return LedgerEntry(
+            self.table_id, kind, hand_number, tuple(seats), bought=self.bought, cashed_out=self.cashed_out
+        )
 
     async def persist_seats(self) -> None:
         """Seat changes move chips on or off the table: answer only once the ledger holds them."""
         if self._ledger is not None:
             await self._ledger.record(self.ledger_entry("seats", self.table.hand_number))
 
-    def restore(self, hand_number: int, seats: Sequence[SeatRecord]) -> None:
+    def restore(self, entry: LedgerEntry) -> None:
         """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid."""
-        self.table.hand_number = hand_number
+        self.table.hand_number = entry.hand_number
+        self.bought, self.cashed_out = entry.bought, entry.cashed_out
+        seats = entry.seats
         for record in seats:
             try:
                 self.table.restore_seat(
@@ -485,6 +496,7 @@ class LiveTable:
         # the refund of those goes back to them (off the table), the rest to the seats.
         departed = sum(hand.committed[i] for i, k in enumerate(table.hand_seats) if table.seats[k] is None)
         self._chips -= departed
+        self.cashed_out += departed
         record = table.void_hand()
         stacks = [self.seat_state(s).stack for s in record.seats]
         self._metrics.hands_voided.inc()
