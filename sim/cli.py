@@ -285,10 +285,89 @@ def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.set_defaults(handler=lambda args: _simulate(args, p))
 
 
+def _load(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    from sim.driver import ChaosEvent, LoadTest
+    from sim.scenario import Distribution, ScenarioError, from_mapping, load
+
+    try:
+        scenario = load(args.scenario) if args.scenario else from_mapping({}, "defaults")
+    except ScenarioError as exc:
+        print(f"tablestorm load: {exc}", file=sys.stderr)
+        return 2
+    overrides: dict[str, object] = {}
+    if args.bots is not None:
+        overrides.update(bots=args.bots, stages=(), arrival_rate=0.0)
+    for name in ("hosts", "fleets", "duration", "clock", "seed"):
+        value = getattr(args, name)
+        if value is not None:
+            overrides[{"duration": "duration_s", "clock": "clock_seconds"}.get(name, name)] = value
+    if args.think is not None:
+        overrides["think"] = Distribution("fixed", args.think)
+    if args.threshold:
+        overrides["thresholds"] = (*scenario.thresholds, *args.threshold)
+    scenario = dataclasses.replace(scenario, **overrides)  # type: ignore[arg-type]
+    if args.game is not None:
+        game = dataclasses.replace(scenario.games[0], game=args.game, weight=1.0)
+        try:
+            game.table_options(scenario.clock_seconds)
+        except ValueError as exc:
+            print(f"tablestorm load: --game: {exc}", file=sys.stderr)
+            return 2
+        scenario = dataclasses.replace(scenario, games=(game,))
+    try:
+        from sim.thresholds import parse
+
+        for expression in scenario.thresholds:
+            parse(expression)
+        chaos = tuple(ChaosEvent.parse(text) for text in args.chaos)
+    except ValueError as exc:
+        print(f"tablestorm load: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    result = LoadTest(scenario, out, address=args.address, chaos=chaos, prometheus=args.prometheus).run()
+    summary = result.summary
+    print(json.dumps({k: summary[k] for k in (
+        "bots", "duration_s", "hands", "actions", "hands_per_s", "actions_per_s", "latency_ms",
+        "errors_total", "chips_conserved", "protocol_violations", "thresholds_ok",
+    ) if k in summary}))
+    print(f"report: {result.files.get('report', out / 'report.html')}", file=sys.stderr)
+    return 0 if result.ok and summary.get("chips_conserved") is not False else 1
+
+
+def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm load``: bots against table services on a Ray cluster, with live stats and a report.
+
+    With no --address a local Ray is started on 127.0.0.1 for the run and stopped after. The exit
+    status is 1 when a threshold fails or chips were not conserved (2 for bad arguments).
+    """
+    p = sub.add_parser("load", help="load-test table services with bot fleets on Ray",
+                       description=_register_load.__doc__)
+    p.add_argument("scenario", nargs="?", help="scenario YAML file (see sim/scenarios/)")
+    p.add_argument("--bots", type=_positive_int, help="bots (closed model, no ramp)")
+    p.add_argument("--hosts", type=_positive_int, help="table host actors")
+    p.add_argument("--fleets", type=_positive_int, help="bot fleet actors")
+    p.add_argument("--game", help="7stud, 7stud8, 5stud or 7a5draw (replaces the scenario's game mix)")
+    p.add_argument("--duration", type=float, help="seconds of load")
+    p.add_argument("--think", type=float, help="bot think time in seconds (fixed)")
+    p.add_argument("--clock", type=float, help="action clock seconds (CLOCK-1)")
+    p.add_argument("--seed", type=int, help="seed the deals and bots (TABLE-2)")
+    p.add_argument("--threshold", action="append", default=[], help="e.g. 'p99_ms<100' (repeatable)")
+    p.add_argument("--chaos", action="append", default=[], help="kill-host@20s or kill-fleet@20s (repeatable)")
+    p.add_argument("--prometheus", action="store_true", help="start Prometheus on 127.0.0.1 for the run")
+    p.add_argument("--out", default="out/load", help="directory for summary.json, history.csv, report.html")
+    p.add_argument("--address", help="join a Ray cluster: auto or HOST:PORT (default: start a local one)")
+    p.set_defaults(handler=_load)
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_replay,
     _register_simulate,
     _register_serve,
+    _register_load,
 ]
 
 

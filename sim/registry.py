@@ -102,6 +102,16 @@ class Registry:
         table = self._tables[table_id]
         return RecoveryPlan(table.options, table.seed, table.last, table.last.kind == "hand_started")
 
+    def seat_token(self, table_id: str, seat: int, player_id: str) -> str | None:
+        """The token of ``player_id`` at ``seat`` by the ledger (None if they are not seated there)."""
+        table = self._tables.get(table_id)
+        if table is None:
+            return None
+        for record in table.last.seats:
+            if record.seat == seat and record.player_id == player_id:
+                return record.token
+        return None
+
     def chips(self) -> ChipCount:
         """Chips by the ledger: bought onto tables, cashed out, and on the tables (seats' stacks).
 

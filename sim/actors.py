@@ -1,0 +1,170 @@
+"""The Ray actors of a load run: the registry, table hosts and bot fleets.
+
+A table host runs a real table service (grpc.aio inside an async actor, bound to its node's
+address, ports chosen at start) and writes its ledger to the registry. A fleet runs hundreds to
+thousands of bots as coroutines in one process: an actor costs ~80 MB here, a bot a few KB.
+Both serve Prometheus metrics on ports they report, for the run's file_sd targets.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import ray
+
+from services.table.host import HostLimits
+from services.table.ledger import LedgerEntry
+from services.table.proto_gen import table_service_pb2 as pb
+from services.table.server import ServerConfig, TableServer
+
+from .bots.client import Assignment, BotConfig
+from .bots.fleet import Fleet
+from .fleet_metrics import FleetMetrics
+from .registry import BatchingLedger, RecoveryPlan, Registry
+
+REGISTRY_NAME = "tablestorm-registry"
+
+
+@ray.remote(num_cpus=0)
+class RegistryActor(Registry):
+    """The run's :class:`~sim.registry.Registry`, reachable by name from every node."""
+
+    def ping(self) -> bool:
+        return True
+
+
+@ray.remote(num_cpus=0, max_restarts=0)
+class TableHostActor:
+    def __init__(self, host_id: str, limits: dict[str, Any]) -> None:
+        self.host_id = host_id
+        self.limits = HostLimits(**limits)
+        self.server: TableServer | None = None
+        self.registry = ray.get_actor(REGISTRY_NAME)
+
+    async def start(self) -> dict[str, Any]:
+        """Start the table service on this node's address; returns where it listens."""
+        ip = ray.util.get_node_ip_address()
+        ledger = BatchingLedger(self.host_id, self._send)
+        config = ServerConfig(
+            host=ip, port=0, metrics_port=0, limits=self.limits, ledger=ledger, drain_seconds=5.0
+        )
+        self.server = TableServer(config)
+        await self.server.start()
+        info = {
+            "host_id": self.host_id,
+            "endpoint": f"{ip}:{self.server.port}",
+            "metrics": f"{ip}:{self.server.metrics_port}",
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid(),
+        }
+        await self.registry.register_host.remote(
+            self.host_id, info["endpoint"], info["metrics"], info["node_id"]
+        )
+        return info
+
+    async def _send(self, host_id: str, batch: list[LedgerEntry]) -> None:
+        await self.registry.record.remote(host_id, batch)
+
+    def _host(self) -> Any:
+        assert self.server is not None and self.server.host is not None, "start() first"
+        return self.server.host
+
+    async def create_tables(self, specs: list[tuple[str, bytes, int | None]]) -> int:
+        """Open tables from ``(table_id, TableOptions bytes, seed)``; returns how many."""
+        host = self._host()
+        for table_id, options, seed in specs:
+            request = pb.CreateTableRequest(table_id=table_id, options=pb.TableOptions.FromString(options))
+            if seed is not None:
+                request.seed = seed
+            await host.open_table(request)
+        return len(specs)
+
+    async def restore_tables(self, plans: list[RecoveryPlan]) -> int:
+        """Rebuild a dead host's tables here from the ledger; returns how many hands that voided."""
+        host = self._host()
+        for plan in plans:
+            await host.restore_table(pb.TableOptions.FromString(plan.options), plan.seed, plan.last)
+        return sum(plan.hand_voided for plan in plans)
+
+    async def chips(self) -> dict[str, int]:
+        """Chips at each table (stacks and any hand in progress)."""
+        return {table_id: live.table.total_chips() for table_id, live in self._host().tables.items()}
+
+    async def drain(self, seconds: float) -> tuple[int, int]:
+        """Stop accepting seats, let hands finish for ``seconds``, void the rest (exact refunds)."""
+        report = await self._host().drain(seconds)
+        return report.finished, report.voided
+
+    async def ping(self) -> float:
+        return time.time()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop(0.0)
+
+
+@ray.remote(num_cpus=0, max_restarts=0)
+class FleetActor:
+    """Hundreds to thousands of bots as coroutines of one process (see :class:`sim.bots.Fleet`)."""
+
+    def __init__(self, fleet_id: str, start: float, config: dict[str, Any]) -> None:
+        self.fleet_id = fleet_id
+        self.start_time = start
+        self.config = BotConfig(**config)
+        self.registry = ray.get_actor(REGISTRY_NAME)
+        self.fleet: Fleet | None = None
+        self.metrics: FleetMetrics | None = None
+
+    async def start(self) -> dict[str, Any]:
+        """Create the fleet in this actor's event loop and serve its metrics; returns where."""
+        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=self._resolve)
+        ip = ray.util.get_node_ip_address()
+        self.metrics = FleetMetrics(ip)
+        return {
+            "fleet_id": self.fleet_id,
+            "metrics": f"{ip}:{self.metrics.port}",
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid(),
+        }
+
+    async def _resolve(self, table_id: str) -> str | None:
+        endpoint: str | None = await self.registry.where.remote(table_id)
+        return endpoint
+
+    def _fleet(self) -> Fleet:
+        assert self.fleet is not None, "start() first"
+        return self.fleet
+
+    async def add(self, assignments: list[Assignment]) -> int:
+        return len(await self._fleet().add(assignments))
+
+    async def remove(self, count: int) -> list[tuple[str, int]]:
+        """Stop the ``count`` newest playing bots; returns their (table, seat), free once they stood up."""
+        fleet = self._fleet()
+        playing = [bot for bot in fleet.bots if bot.running]
+        leaving = [(bot.table_id, bot.seat) for bot in playing[max(0, len(playing) - count):]]
+        await fleet.remove(count)
+        return leaving
+
+    async def collect(self) -> dict[str, Any]:
+        """What happened since the last call (stats delta) and the fleet's running totals."""
+        fleet = self._fleet()
+        delta = fleet.stats.take()
+        assert self.metrics is not None
+        self.metrics.update(delta, fleet.online)
+        return {
+            "stats": delta.to_dict(),
+            "online": fleet.online,
+            "chips_bought": fleet.chips_bought,
+            "chips_cashed_out": fleet.chips_cashed_out,
+            "kinds_acted": sorted(fleet.kinds_acted),
+        }
+
+    async def stop_all(self) -> int:
+        """Stop every bot (standing up once its hand is over); returns chips cashed out."""
+        return await self._fleet().stop_all(stand_up=True)
+
+    async def ping(self) -> float:
+        return time.time()

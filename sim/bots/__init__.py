@@ -1,0 +1,27 @@
+"""The bot side of ``tablestorm load``: strategies, one seat's gRPC client, and a fleet of them.
+
+``strategies`` decides (pure functions of what a seat may see), ``client.Bot`` plays one seat over a
+Play stream and referees what the server sends, ``fleet.Fleet`` runs thousands of bots in one event
+loop. Nothing here knows of Ray: a Ray actor wraps a Fleet.
+"""
+
+from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, TableClient, Tally
+from .fleet import Fleet
+from .strategies import STRATEGIES, Action, Legal, Strategy, View, strategy_for
+
+__all__ = [
+    "STRATEGIES",
+    "Action",
+    "Assignment",
+    "Bot",
+    "BotConfig",
+    "ChannelPool",
+    "Fleet",
+    "Legal",
+    "Resolver",
+    "Strategy",
+    "TableClient",
+    "Tally",
+    "View",
+    "strategy_for",
+]

@@ -1,0 +1,166 @@
+"""A fleet: many bots as coroutines of one event loop, sharing channels, stats and counters.
+
+One process drives thousands of seats this way (a Ray actor wraps one :class:`Fleet`; this module
+knows nothing of Ray). Bots to one endpoint share gRPC channels, at most ``streams_per_channel``
+Play streams each; joins go through a small gate because a client that opens thousands of streams
+in one burst sees some of them fail inside gRPC Core. Everything the bots measure lands in one
+:class:`~sim.stats.RunStats` (``fleet.stats``; ship ``stats.take()``) and one
+:class:`~sim.bots.client.Tally` (chips bought and cashed out, resumes, protocol-violation samples).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Iterable
+
+from sim.stats import RunStats
+
+from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally
+from .strategies import Strategy, strategy_for
+
+__all__ = ["Fleet"]
+
+
+class Fleet:
+    """Bots of one process. ``add`` seats them, ``remove``/``stop_all`` take them away."""
+
+    def __init__(
+        self,
+        *,
+        start: float | None = None,
+        config: BotConfig | None = None,
+        resolve: Resolver | None = None,
+        streams_per_channel: int = 500,
+        join_concurrency: int = 100,
+    ) -> None:
+        """``start``: the run's start in Unix seconds, shared by every fleet of the run (stats
+        are keyed by seconds since it); ``resolve(table_id)``: where a table lives now, asked when
+        a stream fails (default: the endpoint it was assigned)."""
+        self.start = time.time() if start is None else start
+        self.config = config or BotConfig()
+        self.stats = RunStats()
+        self.tally = Tally()
+        self._resolve = resolve
+        self._pool = ChannelPool(streams_per_channel)
+        self._join_concurrency = join_concurrency
+        self._bots: list[Bot] = []
+        """Oldest first; stopped bots are dropped."""
+        self._strategies: dict[str, Strategy] = {}
+
+    def _strategy(self, kind: str) -> Strategy:
+        """One shared instance per kind: strategies keep no per-seat state."""
+        strategy = self._strategies.get(kind)
+        if strategy is None:
+            strategy = self._strategies[kind] = strategy_for(
+                kind, sleep_probability=self.config.sleep_probability
+            )
+        return strategy
+
+    async def add(self, assignments: Iterable[Assignment]) -> list[Bot]:
+        """Seat and connect a bot per assignment; returns those that joined (failures are
+        counted in ``stats`` by status name). An unknown bot kind raises before anyone sits."""
+        todo = list(assignments)
+        strategies = [self._strategy(a.bot_kind) for a in todo]
+        gate = asyncio.Semaphore(self._join_concurrency)
+
+        async def join(assignment: Assignment, strategy: Strategy) -> Bot | None:
+            bot = Bot(
+                assignment,
+                pool=self._pool,
+                stats=self.stats,
+                tally=self.tally,
+                start=self.start,
+                config=self.config,
+                resolve=self._resolve,
+                strategy=strategy,
+            )
+            async with gate:
+                return bot if await bot.start() else None
+
+        joined = [bot for bot in await asyncio.gather(*map(join, todo, strategies)) if bot is not None]
+        self._bots.extend(joined)
+        return joined
+
+    async def remove(self, count: int, *, newest: bool = True, stand_up: bool = True) -> int:
+        """Stop ``count`` playing bots, the newest (or oldest) first; returns the chips cashed out.
+
+        See :meth:`Bot.stop`: a bot in a hand sits out and stands up when the hand is over.
+        """
+        playing = [bot for bot in self._bots if bot.running]
+        count = max(0, min(count, len(playing)))
+        chosen = playing[len(playing) - count :] if newest else playing[:count]
+        return await self._stop(chosen, stand_up)
+
+    async def stop_all(self, stand_up: bool = True) -> int:
+        """Stop every bot (those that gave up included) and close the channels; returns the chips
+        cashed out. The fleet can ``add`` again afterwards."""
+        chips = await self._stop(list(self._bots), stand_up)
+        await self._pool.close()
+        return chips
+
+    async def _stop(self, bots: list[Bot], stand_up: bool) -> int:
+        leaving = set(bots)
+        self._bots = [bot for bot in self._bots if bot not in leaving]
+        gate = asyncio.Semaphore(self._join_concurrency)
+
+        async def stop(bot: Bot) -> int:
+            async with gate:
+                return await bot.stop(stand_up=stand_up)
+
+        return sum(await asyncio.gather(*map(stop, bots)))
+
+    async def until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``done()`` holds, checking after every hand a bot counts, for at most
+        ``timeout`` seconds; returns whether it held (e.g. "every table played 20 hands")."""
+        deadline = time.monotonic() + timeout
+        event = self.tally.hand_counted
+        while not done():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            event.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), remaining)
+        return True
+
+    @property
+    def bots(self) -> tuple[Bot, ...]:
+        return tuple(self._bots)
+
+    @property
+    def online(self) -> int:
+        """Bots playing now (started, not stopped, not given up)."""
+        return sum(1 for bot in self._bots if bot.running)
+
+    @property
+    def chips_bought(self) -> int:
+        """Buy-ins and rebuys paid by this fleet's bots since it was made."""
+        return self.tally.chips_bought
+
+    @property
+    def chips_cashed_out(self) -> int:
+        return self.tally.chips_cashed_out
+
+    @property
+    def kinds_acted(self) -> frozenset[str]:
+        """Bot kinds with at least one accepted action (``stats.take()`` does not reset this)."""
+        return frozenset(self.tally.acted_kinds)
+
+    def counters(self) -> dict[str, int]:
+        """The fleet's counters beside its RunStats, JSON-safe, for the driver."""
+        tally = self.tally
+        return {
+            "online": self.online,
+            "channels": self._pool.channels,
+            "streams": tally.streams,
+            "chips_bought": tally.chips_bought,
+            "chips_cashed_out": tally.chips_cashed_out,
+            "resumes": tally.resumes,
+            "resume_gaps": tally.resume_gaps,
+            "late_actions": tally.late_actions,
+            "slept": tally.slept,
+            "messages": tally.messages,
+            "events": tally.events,
+        }
