@@ -24,12 +24,10 @@ from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
 from .registry import BatchingLedger, RecoveryPlan, Registry
 
-REGISTRY_NAME = "tablestorm-registry"
-
 
 @ray.remote(num_cpus=0)
 class RegistryActor(Registry):
-    """The run's :class:`~sim.registry.Registry`, reachable by name from every node."""
+    """The run's :class:`~sim.registry.Registry`, named per run so every node can reach it."""
 
     def ping(self) -> bool:
         return True
@@ -37,11 +35,11 @@ class RegistryActor(Registry):
 
 @ray.remote(num_cpus=0, max_restarts=0)
 class TableHostActor:
-    def __init__(self, host_id: str, limits: dict[str, Any]) -> None:
+    def __init__(self, host_id: str, registry: str, limits: dict[str, Any]) -> None:
         self.host_id = host_id
         self.limits = HostLimits(**limits)
         self.server: TableServer | None = None
-        self.registry = ray.get_actor(REGISTRY_NAME)
+        self.registry = ray.get_actor(registry)
 
     async def start(self) -> dict[str, Any]:
         """Start the table service on this node's address; returns where it listens."""
@@ -109,11 +107,11 @@ class TableHostActor:
 class FleetActor:
     """Hundreds to thousands of bots as coroutines of one process (see :class:`sim.bots.Fleet`)."""
 
-    def __init__(self, fleet_id: str, start: float, config: dict[str, Any]) -> None:
+    def __init__(self, fleet_id: str, registry: str, start: float, config: dict[str, Any]) -> None:
         self.fleet_id = fleet_id
         self.start_time = start
         self.config = BotConfig(**config)
-        self.registry = ray.get_actor(REGISTRY_NAME)
+        self.registry = ray.get_actor(registry)
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
 

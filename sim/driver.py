@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
 import sys
@@ -131,11 +132,12 @@ class LoadTest:
         try:
             import ray
 
-            from .actors import REGISTRY_NAME, FleetActor, RegistryActor, TableHostActor
+            from .actors import FleetActor, RegistryActor, TableHostActor
 
             self._ray = ray
             self._actors = (FleetActor, TableHostActor)
-            registry = RegistryActor.options(name=REGISTRY_NAME).remote()
+            self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
+            registry = RegistryActor.options(name=self.registry_name).remote()
             ray.get(registry.ping.remote())
             self.registry = registry
             state = self._state = _Run(self.scenario, random.Random(self.scenario.seed), time.time())
@@ -166,7 +168,9 @@ class LoadTest:
         ray = self._ray
         _, host_cls = self._actors
         handles = {
-            f"host-{k}": host_cls.options(scheduling_strategy="SPREAD").remote(f"host-{k}", self.host_limits)
+            f"host-{k}": host_cls.options(scheduling_strategy="SPREAD").remote(
+                f"host-{k}", self.registry_name, self.host_limits
+            )
             for k in range(self.scenario.hosts)
         }
         infos = ray.get([h.start.remote() for h in handles.values()])
@@ -178,7 +182,9 @@ class LoadTest:
         fleet_cls, _ = self._actors
         fleet_id = f"fleet-{state.next_fleet}"
         state.next_fleet += 1
-        handle = fleet_cls.options(scheduling_strategy="SPREAD").remote(fleet_id, state.start, self.bot_config)
+        handle = fleet_cls.options(scheduling_strategy="SPREAD").remote(
+            fleet_id, self.registry_name, state.start, self.bot_config
+        )
         state.fleet_info[fleet_id] = ray.get(handle.start.remote())
         state.fleets[fleet_id] = handle
         state.online[fleet_id] = 0
