@@ -21,6 +21,7 @@ COMPILED = [
     "services/engine/pots.py",
     "services/engine/deck.py",
     "services/engine/shuffle.py",
+    "services/engine/evaluation.py",
 ]
 
 
