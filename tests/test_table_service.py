@@ -3,33 +3,44 @@
 Each test drives its own event loop (``asyncio.run``) so the suite needs no asyncio plugin, and
 waits for what it expects on the stream with a timeout, never with a sleep. Rules cited: CLOCK-1..3,
 SHOW-4, TABLE-1, TABLE-2.
+
+The helpers here (``serving``, ``Stream``, ``GateLedger``, ``Replay``, ``drive``) are shared by the
+other ``tests/test_table_service_*.py`` files.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import typing
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
 import pytest
 
-from services.engine import SEVEN_CARD_STUD, ActionKind, Stakes, TableOptions
+from services.engine import SEVEN_CARD_STUD, Action, ActionKind, Stakes, TableOptions
 from services.engine import events as ev
-from services.engine.table import CashTable
+from services.engine.table import CashTable, HandRecord
+from services.engine.visibility import view, views
 from services.table import convert
 from services.table.host import HostLimits
 from services.table.hub import EVENTS, RESULTS, EventLog, LogEntry, Outbox, frame
+from services.table.ledger import LedgerEntry
 from services.table.proto_gen import table_service_pb2 as pb
 from services.table.proto_gen import table_service_pb2_grpc as rpc
 from services.table.server import ServerConfig, TableServer
 
 TIMEOUT = 10.0
 HIDDEN = -1
+
+# One grpc.aio runtime for the whole test process. Otherwise it is torn down whenever the last aio
+# object of a test is collected and built again by the next, and a teardown (joining its poller
+# thread) can hang for good: grpc/grpc#22365, #40989. One hung at pytest's final gc.collect here.
+grpc.aio.init_grpc_aio()
 
 
 def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -42,9 +53,54 @@ def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., N
     return wrapper
 
 
+class GateLedger:
+    """A TableLedger kept in memory that holds each table's first deal until the test opens it.
+
+    A hand starts as soon as two players sit; holding the first deal (the server awaits the ledger
+    before it deals) lets a test seat everyone first, so every player is dealt into hand 1 and an
+    engine replay of the table starts from the same seats.
+    """
+
+    def __init__(self) -> None:
+        self.entries: list[LedgerEntry] = []
+        self._gates: dict[str, asyncio.Event] = {}
+        self._held: dict[str, asyncio.Event] = {}
+
+    def gate(self, table_id: str) -> asyncio.Event:
+        """Set it to let the table's first deal go on."""
+        return self._gates.setdefault(table_id, asyncio.Event())
+
+    def held(self, table_id: str) -> asyncio.Event:
+        """Set once the table's first deal is waiting at the gate."""
+        return self._held.setdefault(table_id, asyncio.Event())
+
+    async def record(self, entry: LedgerEntry) -> None:
+        self.entries.append(entry)  # in call order, as a real ledger stores them
+        if entry.kind == "hand_started" and entry.hand_number == 1:
+            self.held(entry.table_id).set()
+            await self.gate(entry.table_id).wait()
+
+    def note(self, entry: LedgerEntry) -> None:
+        self.entries.append(entry)
+
+    def of(self, table_id: str, kind: str) -> list[LedgerEntry]:
+        return [e for e in self.entries if e.table_id == table_id and e.kind == kind]
+
+
 @asynccontextmanager
-async def serving(**limits: Any) -> AsyncIterator[tuple[TableServer, rpc.TableServiceStub]]:
-    server = TableServer(ServerConfig(port=0, metrics_port=0, limits=HostLimits(**limits), drain_seconds=5))
+async def serving(
+    ledger: GateLedger | None = None, metrics_http: bool = False, **limits: Any
+) -> AsyncIterator[tuple[TableServer, rpc.TableServiceStub]]:
+    """A started server on 127.0.0.1 and a stub. With ``metrics_http`` it serves /metrics too
+    (stopping that takes up to half a second: its serve loop polls for shutdown)."""
+    config = ServerConfig(
+        port=0,
+        metrics_port=0 if metrics_http else None,
+        limits=HostLimits(**limits),
+        drain_seconds=5,
+        ledger=ledger,
+    )
+    server = TableServer(config)
     await server.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
@@ -89,9 +145,15 @@ class Stream:
         self.call = stub.Play(metadata=token(seat_token) if seat_token else None)
         self.events: list[pb.Event] = []
         self.results: dict[str, pb.ActResult] = {}
+        self.result_log: list[pb.ActResult] = []
+        """Every ActResult, in order (``results`` keeps the last per action id)."""
+        self.pongs: set[int] = set()
         self.welcome: pb.Welcome | None = None
         self.turn: pb.YourTurn | None = None
         self.messages = 0
+        """ServerMessages read."""
+        self.sent = 1
+        """ClientMessages written (the Hello first)."""
         self.error: grpc.aio.AioRpcError | None = None
         self.ended = False
         self._changed = changed or asyncio.Condition()
@@ -108,9 +170,11 @@ class Stream:
                     self.welcome = msg.welcome
                 for result in msg.results:
                     self.results[result.action_id] = result
+                self.result_log.extend(msg.results)
                 self.events.extend(msg.events)
                 if msg.HasField("your_turn"):
                     self.turn = msg.your_turn
+                self.pongs.update(p.nonce for p in msg.pongs)
                 async with self._changed:
                     self._changed.notify_all()
         except grpc.aio.AioRpcError as exc:
@@ -135,17 +199,45 @@ class Stream:
     def of(self, kind: str) -> list[Any]:
         return [getattr(e, kind) for e in self.events if e.WhichOneof("kind") == kind]
 
-    async def act(self, kind: int, amount: int = 0, action_id: str | None = None) -> pb.ActResult:
+    async def act(
+        self,
+        kind: int,
+        amount: int = 0,
+        action_id: str | None = None,
+        discard: Sequence[int] = (),
+        turn_seq: int | None = None,
+    ) -> pb.ActResult:
         """Send an action and wait for its result."""
         await self.until(lambda: self.welcome is not None)
         self._count += 1
         action_id = action_id or f"{self.seat}-{self._count}"
         self.turn = None
-        await self.call.write(
-            pb.ClientMessage(act=pb.ActRequest(action_id=action_id, kind=kind, amount=amount))
-        )
+        request = pb.ActRequest(action_id=action_id, kind=kind, amount=amount, discard=discard)
+        if turn_seq is not None:
+            request.turn_seq = turn_seq
+        await self.call.write(pb.ClientMessage(act=request))
+        self.sent += 1
         await self.until(lambda: action_id in self.results)
         return self.results[action_id]
+
+    async def ping(self, nonce: int) -> None:
+        """A round trip: everything the server queued for this stream before the Pong has arrived."""
+        pongs = self.pongs
+        await self.call.write(pb.ClientMessage(ping=pb.Ping(nonce=nonce)))
+        self.sent += 1
+        await self.until(lambda: nonce in pongs)
+
+    def own_down(self, hand_number: int) -> list[int]:
+        """This seat's face-down cards in hand ``hand_number`` as its stream showed them."""
+        cards: list[int] = []
+        for e in self.events:
+            if e.hand_number != hand_number:
+                continue
+            if e.HasField("cards_dealt") and e.cards_dealt.seat == self.seat:
+                cards.extend(e.cards_dealt.down)
+            elif e.HasField("drew") and e.drew.seat == self.seat:
+                cards = [c for c in cards if c not in e.drew.discarded] + list(e.drew.drawn)
+        return cards
 
     async def play_turn(self) -> pb.ActResult:
         """Act on the current YourTurn with a passive legal action."""
@@ -192,6 +284,145 @@ async def play_hand(streams: dict[int, Stream], hand_number: int) -> None:
             if stream.turn is not None and stream.turn.hand_number == hand_number and not ended():
                 result = await stream.play_turn()
                 assert result.code == 0, result
+
+
+# ----------------------------------------------------------------- seeded tables and engine replays
+
+TABLE_EVENTS = frozenset({"seat_changed", "hand_voided"})
+"""Events of the table itself, not of a hand's engine record."""
+DECISIONS = frozenset({"acted", "timed_out", "drew"})
+"""The events a player's decision (or the clock's, CLOCK-2) starts with."""
+AMOUNT_KINDS = frozenset({pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE})
+
+Decision: typing.TypeAlias = tuple[int, int, Sequence[int]]
+"""An action to send: kind, amount (a street total), discards."""
+Decide: typing.TypeAlias = Callable[[Stream, pb.YourTurn], Decision]
+
+
+def hand_events(events: Sequence[pb.Event], hand_number: int) -> list[pb.Event]:
+    """The events of one hand's engine record, as a stream delivered them."""
+    return [e for e in events if e.hand_number == hand_number and e.WhichOneof("kind") not in TABLE_EVENTS]
+
+
+async def seated_table(
+    stub: rpc.TableServiceStub,
+    ledger: GateLedger,
+    table_id: str,
+    options: pb.TableOptions,
+    seed: int,
+    players: int,
+) -> tuple[dict[int, str], dict[int, Stream], Stream]:
+    """A seeded table with ``players`` seated (seats 1..n) and watching, all dealt into hand 1.
+
+    Returns the seat tokens, each seat's Play stream and a spectator stream (one shared condition).
+    """
+    await stub.CreateTable(pb.CreateTableRequest(table_id=table_id, options=options, seed=seed))
+    changed = asyncio.Condition()
+    spectator = Stream(stub, table_id, changed=changed)
+    tokens = await seat_players(stub, table_id, players)
+    streams = {seat: Stream(stub, table_id, seat, tokens[seat], changed=changed) for seat in tokens}
+    await spectator.until(lambda: all(s.welcome is not None for s in [spectator, *streams.values()]))
+    ledger.gate(table_id).set()  # deal hand 1, to everyone seated
+    return tokens, streams, spectator
+
+
+async def drive(streams: dict[int, Stream], watcher: Stream, hands: int, decide: Decide) -> int:
+    """Play hands 1, 2, ... ``hands`` with ``decide`` answering every YourTurn; stops early when
+    fewer than two players have chips left. Every action must be accepted. Returns hands played."""
+    for number in range(1, hands + 1):
+        ended_events = watcher.of("hand_ended")
+        if ended_events and sum(stack > 0 for stack in ended_events[-1].stacks) < 2:
+            return number - 1
+
+        def ended(number: int = number) -> bool:
+            return any(e.hand_number == number and e.HasField("hand_ended") for e in watcher.events)
+
+        def turn(number: int = number) -> Stream | None:
+            return next(
+                (s for s in streams.values() if s.turn is not None and s.turn.hand_number == number), None
+            )
+
+        while not ended():
+            await watcher.until(lambda: ended() or turn() is not None)
+            stream = turn()
+            if stream is None or ended():
+                continue
+            prompt = stream.turn
+            assert prompt is not None
+            kind, amount, discard = decide(stream, prompt)
+            result = await stream.act(kind, amount, discard=discard, turn_seq=prompt.seq)
+            assert result.code == 0, (result, prompt)
+    return hands
+
+
+class Replay:
+    """The engine's own account of a served table: a CashTable with the same options, seed, table
+    id and seats (TABLE-2 deals from (seed, table id, hand number)), fed the decisions the server
+    reports (actions, draws, clock expiries), checked event by event against what it streamed."""
+
+    def __init__(self, table_id: str, options: pb.TableOptions, seed: int, players: int) -> None:
+        self.table = CashTable(table_id, convert.options_from_proto(options), seed=seed)
+        for seat in range(1, players + 1):
+            self.table.sit_down(seat, f"p{seat}", self.table.options.posted_buy_in)
+
+    def hand(
+        self, number: int, public: Sequence[pb.Event], private: dict[int, Stream]
+    ) -> HandRecord:
+        """Replay hand ``number``: the spectator's ``public`` events must be the engine's public
+        view of it, and every seat's stream exactly that seat's view. Returns the engine's record."""
+        served = hand_events(public, number)
+        table = self.table
+        hand = table.start_hand()
+        assert table.hand_number == number
+        if table.hand is not None:
+            seats = tuple(k + 1 for k in table.hand_seats)
+        else:  # over while dealing (everyone all-in on the forced bets)
+            assert table.last_record is not None
+            seats = table.last_record.seats
+        position = 0
+
+        def compare(new: Sequence[ev.Event]) -> None:
+            nonlocal position
+            for event in new:
+                assert position < len(served), f"hand {number}: the engine has more events: {event}"
+                got = served[position]
+                want = convert.event_to_proto(view(event, None), seats, seq=got.seq, hand_number=number)
+                assert got == want, (number, position, got, want)
+                position += 1
+
+        compare(list(hand.events))
+        while table.hand is not None:
+            assert position < len(served), f"hand {number}: the server stopped before the engine"
+            # The decision's own event: a draw's Drew may follow a Reshuffled (DRAW-4).
+            decision = next((e for e in served[position:] if e.WhichOneof("kind") in DECISIONS), served[-1])
+            kind = decision.WhichOneof("kind")
+            if kind == "timed_out":
+                assert decision.timed_out.seat == seats[table.hand.actor]
+                new = table.timeout()
+            elif kind == "acted":
+                acted = decision.acted
+                amount = acted.to if acted.kind in AMOUNT_KINDS else 0
+                new = table.apply(acted.seat, Action(convert.KIND_FROM_PB[acted.kind], amount))
+            elif kind == "drew":
+                seat = decision.drew.seat
+                own = next(e for e in private[seat].events if e.seq == decision.seq)
+                new = table.apply(seat, Action(ActionKind.DRAW, 0, tuple(own.drew.discarded)))
+            else:
+                raise AssertionError(f"hand {number}: the engine awaits a decision, the server sent {decision}")
+            compare(new)
+        assert position == len(served), f"hand {number}: the server has more events: {served[position:]}"
+        record = table.last_record
+        assert record is not None and record.hand_number == number
+        for index, seat in enumerate(record.seats):
+            if seat in private:
+                mine = hand_events(private[seat].events, number)
+                assert len(mine) == len(record.events), (number, seat)
+                want_events = [
+                    convert.event_to_proto(e, record.seats, seq=got.seq, hand_number=number)
+                    for e, got in zip(views(record.events, index), mine, strict=True)
+                ]
+                assert mine == want_events, (number, seat)
+        return record
 
 
 # ----------------------------------------------------------------- wire format
@@ -359,6 +590,164 @@ async def test_stand_up_revokes_the_token() -> None:
         assert code == grpc.StatusCode.UNAUTHENTICATED
         again = await stub.SitDown(pb.SitDownRequest(table_id="t", seat=3, player_id="a"))
         assert again.seat_token != reply.seat_token
+
+
+# ----------------------------------------------------------------- the lobby: ListTables, CloseTable
+
+
+@run_async
+async def test_every_rpc_of_the_proto_is_served() -> None:
+    """The handlers are registered by hand (service.handlers): none of the proto's may be missing."""
+    async with serving() as (server, _):
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+        for method in pb.DESCRIPTOR.services_by_name["TableService"].methods:
+            path = f"/{method.containing_service.full_name}/{method.name}"
+            if method.client_streaming:  # Play: a stream that ends before its Hello ends OK
+                call = channel.stream_stream(path)()
+                await call.done_writing()
+                code = await call.code()
+            else:  # an empty request: answered, if only with INVALID_ARGUMENT or NOT_FOUND
+                unary = channel.unary_unary(path)(b"", timeout=5)
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await unary
+                code = await unary.code()
+            assert code not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNKNOWN), (method.name, code)
+        await channel.close()
+
+
+@run_async
+async def test_list_tables_pages_in_id_order_and_filters_by_game() -> None:
+    async with serving() as (_, stub):
+        games = {"a1": "7stud", "a2": "7a5draw", "b1": "5stud", "b2": "7stud", "c": "7stud8", "d": "7stud"}
+        for table_id, game in games.items():
+            await stub.CreateTable(pb.CreateTableRequest(table_id=table_id, options=stud_options(game=game)))
+        await seat_players(stub, "b2", 2)  # a hand starts by itself
+
+        seen: list[pb.TableSummary] = []
+        page = await stub.ListTables(pb.ListTablesRequest(page_size=4))
+        seen += page.tables
+        assert len(page.tables) == 4 and page.next_page_token
+        page = await stub.ListTables(pb.ListTablesRequest(page_size=4, page_token=page.next_page_token))
+        seen += page.tables
+        assert len(page.tables) == 2 and page.next_page_token == ""
+        assert [t.table_id for t in seen] == sorted(games)
+        b2 = next(t for t in seen if t.table_id == "b2")
+        assert (b2.game, b2.seats_taken, b2.max_seats, b2.hand_running, b2.hand_number) == ("7stud", 2, 8, True, 1)
+        assert (b2.stakes.small_bet, b2.stakes.big_bet, b2.posted_buy_in, b2.clock_seconds) == (4, 8, 800, 10.0)
+        assert b2.structure == pb.STRUCTURE_FIXED_LIMIT and not b2.closing
+        assert next(t for t in seen if t.table_id == "a2").max_seats == 5
+
+        studs = await stub.ListTables(pb.ListTablesRequest(game="7stud", page_size=2))
+        assert [t.table_id for t in studs.tables] == ["a1", "b2"] and studs.next_page_token == "b2"
+        # A table closed between two pages does not shift the next page.
+        await stub.CloseTable(pb.CloseTableRequest(table_id="a1"))
+        rest = await stub.ListTables(pb.ListTablesRequest(game="7stud", page_token=studs.next_page_token))
+        assert [t.table_id for t in rest.tables] == ["d"] and rest.next_page_token == ""
+        everything = await stub.ListTables(pb.ListTablesRequest())
+        assert [t.table_id for t in everything.tables] == ["a2", "b1", "b2", "c", "d"]
+
+        cases = [
+            (pb.ListTablesRequest(page_size=1001), "page_size"),
+            (pb.ListTablesRequest(game="holdem"), "game"),
+            (pb.ListTablesRequest(page_token="not a table id"), "page_token"),
+        ]
+        for request, field in cases:
+            code, details = await code_of(stub.ListTables(request))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT and details.startswith(field), (field, details)
+
+
+@run_async
+async def test_close_table_closes_an_empty_table_at_once() -> None:
+    ledger = GateLedger()
+    async with serving(ledger=ledger) as (server, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        spectator = Stream(stub, "t")
+        await spectator.until(lambda: spectator.welcome is not None)
+        assert server.metrics.tables_live._value.get() == 1
+        reply = await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
+        assert (reply.closed, reply.seats_taken, reply.hand_running) == (True, 0, False)
+        await spectator.until_end()
+        assert spectator.error is None  # the spectator's stream ends OK
+        code, _ = await code_of(stub.GetTable(pb.GetTableRequest(table_id="t")))
+        assert code == grpc.StatusCode.NOT_FOUND
+        code, _ = await code_of(stub.CloseTable(pb.CloseTableRequest(table_id="t")))
+        assert code == grpc.StatusCode.NOT_FOUND
+        assert server.metrics.tables_live._value.get() == 0
+        assert [e.kind for e in ledger.entries] == ["created", "closed"]
+        assert ledger.entries[-1].table_id == "t" and ledger.entries[-1].seats == ()
+        # The id is free again.
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+
+
+@run_async
+async def test_close_table_lets_the_hand_finish_and_closes_when_the_last_player_leaves() -> None:
+    """A room breaking a table: no new players or hands, the running hand plays out, players cash
+    out as usual, and the table goes with the last of them."""
+    ledger = GateLedger()
+    async with serving(ledger=ledger) as (server, stub):
+        tokens, streams, spectator = await seated_table(stub, ledger, "t", stud_options(), 12, 2)
+        await spectator.until(lambda: any(s.turn is not None for s in streams.values()))
+        reply = await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
+        assert (reply.closed, reply.seats_taken, reply.hand_running) == (False, 2, True)
+        again = await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
+        assert again == reply  # closing is idempotent
+        state = await stub.GetTable(pb.GetTableRequest(table_id="t"))
+        assert state.closing and state.hand_running
+        assert (await stub.ListTables(pb.ListTablesRequest())).tables[0].closing
+        code, details = await code_of(stub.SitDown(pb.SitDownRequest(table_id="t", seat=3, player_id="late")))
+        assert code == grpc.StatusCode.FAILED_PRECONDITION and "closing" in details
+
+        await play_hand(streams, 1)
+        # No next hand: seat 1 is not live in one, so it can stand up at once.
+        first = await stub.StandUp(pb.SeatRequest(table_id="t", seat=1), metadata=token(tokens[1]))
+        state = await stub.GetTable(pb.GetTableRequest(table_id="t"))
+        assert state.hand_number == 1 and not state.hand_running and state.closing
+        if state.seats[1].stack == 0:  # broke after hand 1: rebuying is refused while closing
+            code, details = await code_of(
+                stub.Rebuy(pb.SeatRequest(table_id="t", seat=2), metadata=token(tokens[2]))
+            )
+            assert code == grpc.StatusCode.FAILED_PRECONDITION and "closing" in details
+        assert server.metrics.tables_live._value.get() == 1
+        second = await stub.StandUp(pb.SeatRequest(table_id="t", seat=2), metadata=token(tokens[2]))
+        assert first.chips + second.chips == 2 * state.posted_buy_in  # every chip paid out
+        code, _ = await code_of(stub.GetTable(pb.GetTableRequest(table_id="t")))
+        assert code == grpc.StatusCode.NOT_FOUND
+        for stream in [spectator, *streams.values()]:
+            await stream.until_end()
+            assert stream.error is None, stream.error
+        assert server.metrics.tables_live._value.get() == 0
+        assert server.metrics.seats_live._value.get() == 0
+        entries = [e for e in ledger.entries if e.table_id == "t"]
+        assert [e.kind for e in entries[-3:]] == ["seats", "seats", "closed"]
+        assert entries[-1].seats == () and entries[-1].hand_number == 1
+        assert server.metrics.chip_conservation_violations._value.get() == 0
+
+
+@run_async
+async def test_close_table_before_the_first_deal_deals_nothing() -> None:
+    """CloseTable while the first hand's start is being written to the ledger: no hand is dealt,
+    and the ledger's last word for the table is its seats, not a hand start that never happened."""
+    ledger = GateLedger()
+    async with serving(ledger=ledger) as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
+        tokens = await seat_players(stub, "t", 2)
+        await asyncio.wait_for(ledger.held("t").wait(), TIMEOUT)  # the deal of hand 1 waits on the ledger
+        assert [e.kind for e in ledger.entries] == ["created", "seats", "seats", "hand_started"]
+        reply = await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
+        assert (reply.closed, reply.seats_taken, reply.hand_running) == (False, 2, False)
+        spectator = Stream(stub, "t")
+        await spectator.until(lambda: spectator.welcome is not None)
+        ledger.gate("t").set()
+        # The stand-up only succeeds if seat 1 was dealt into no hand; the last one closes the table.
+        for seat in (1, 2):
+            await stub.StandUp(pb.SeatRequest(table_id="t", seat=seat), metadata=token(tokens[seat]))
+        await spectator.until_end()
+        assert spectator.error is None and spectator.of("hand_started") == []
+        kinds = [e.kind for e in ledger.entries]
+        assert kinds == ["created", "seats", "seats", "hand_started", "seats", "seats", "seats", "closed"]
+        # The abandoned deal superseded by both players' seats; then each stand-up; then closed.
+        assert [len(e.seats) for e in ledger.entries[4:7]] == [2, 1, 0]
+        assert all(e.hand_number == 0 for e in ledger.entries[4:])
 
 
 # ----------------------------------------------------------------- playing
@@ -617,6 +1006,70 @@ async def test_shutdown_voids_unfinished_hands_with_exact_refund() -> None:
 
 
 @run_async
+async def test_shutdown_refunds_a_hand_deep_in_play_exactly() -> None:
+    """The second hand (stacks no longer the buy-ins) stopped on fifth street with chips in on
+    two streets and a folded player's chips in the pot: voided, every player gets back exactly
+    the stack it started that hand with, which is also what the ledger recorded before the deal."""
+    ledger = GateLedger()
+    async with serving(ledger=ledger) as (server, stub):
+        tokens, streams, spectator = await seated_table(stub, ledger, "v", stud_options(clock_seconds=60), 6, 3)
+        await play_hand(streams, 1)
+        script = [
+            (pb.ACTION_KIND_BRING_IN,),
+            (pb.ACTION_KIND_COMPLETE,),
+            (pb.ACTION_KIND_CALL,),
+            (pb.ACTION_KIND_FOLD,),  # the bring-in folds to the completion: its chips stay in the pot
+            (pb.ACTION_KIND_BET,),  # fourth street
+            (pb.ACTION_KIND_CALL,),
+        ]
+
+        def to_act() -> Stream | None:
+            return next((s for s in streams.values() if s.turn is not None and s.turn.hand_number == 2), None)
+
+        for kinds in script:
+            await spectator.until(lambda: to_act() is not None)
+            stream = to_act()
+            assert stream is not None and stream.turn is not None
+            legal = {a.kind: a for a in stream.turn.legal}
+            kind = next((k for k in kinds if k in legal), None)
+            assert kind is not None, (kinds, stream.turn)
+            assert (await stream.act(kind, legal[kind].min)).code == 0
+            if kind == pb.ACTION_KIND_FOLD:
+                # Folded, but its bring-in is in the pot: it may leave only once the hand is over,
+                # or a void could not give that back.
+                leave = pb.SeatRequest(table_id="v", seat=stream.seat)
+                code, details = await code_of(stub.StandUp(leave, metadata=token(tokens[stream.seat])))
+                assert code == grpc.StatusCode.FAILED_PRECONDITION and "folded" in details
+        await spectator.until(lambda: to_act() is not None)  # fifth street: a turn is pending
+        started = spectator.of("hand_started")[1]
+        ended = spectator.of("hand_ended")[0]
+        assert list(started.stacks) == list(ended.stacks) != [800, 800, 800]
+        assert sum(e.acted.added for e in hand_events(spectator.events, 2) if e.HasField("acted")) > 0
+
+        report = await server.stop(drain_seconds=0.05)
+        assert (report.finished, report.voided) == (0, 1)
+        await spectator.until_end()
+        voided = spectator.of("hand_voided")
+        assert len(voided) == 1 and voided[0].reason
+        assert list(voided[0].seats) == list(started.seats) and list(voided[0].stacks) == list(started.stacks)
+        assert server.host is not None
+        table = server.host.tables["v"].table
+        refunded = [table.seats[s - 1] for s in started.seats]
+        assert [seat.stack if seat else None for seat in refunded] == list(started.stacks)
+        assert table.total_chips() == 3 * 800
+        hand_started = ledger.of("v", "hand_started")[-1]
+        assert hand_started.hand_number == 2
+        assert [s.stack for s in hand_started.seats] == list(started.stacks)
+        last = [e for e in ledger.entries if e.table_id == "v"][-1]
+        assert last.kind == "hand_ended" and [s.stack for s in last.seats] == list(started.stacks)
+        assert server.metrics.hands_voided._value.get() == 1
+        assert server.metrics.chip_conservation_violations._value.get() == 0
+        for stream in [spectator, *streams.values()]:
+            await stream.until_end()
+            assert stream.error is not None and stream.error.code() == grpc.StatusCode.UNAVAILABLE
+
+
+@run_async
 async def test_shutdown_lets_a_running_hand_finish_before_the_deadline() -> None:
     async with serving() as (server, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=2))
@@ -636,7 +1089,7 @@ async def test_shutdown_lets_a_running_hand_finish_before_the_deadline() -> None
 
 @run_async
 async def test_metrics_endpoint_exports_the_service_metrics() -> None:
-    async with serving() as (server, stub):
+    async with serving(metrics_http=True) as (server, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
         await code_of(stub.GetTable(pb.GetTableRequest(table_id="missing")))
         url = f"http://127.0.0.1:{server.metrics_port}/metrics"

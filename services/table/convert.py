@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from services.engine import (
+    VARIANTS,
     Action,
     ActionKind,
     LegalAction,
@@ -49,7 +50,14 @@ FORCED_TO_PB = {
 SHARE_TO_PB = {"whole": pb.POT_SHARE_WHOLE, "high": pb.POT_SHARE_HIGH, "low": pb.POT_SHARE_LOW}
 
 DEFAULT_CLOCK_SECONDS = 10.0  # CLOCK-1
+MIN_CLOCK_SECONDS = 0.01
+"""Shorter clocks would time every turn out on the next loop iteration: no one could act."""
+MAX_CLOCK_SECONDS = 3600.0
 DEFAULT_CAP = 4  # BET-2
+MAX_CHIPS = 1 << 48
+"""Largest stake, buy-in and bet amount accepted: eight stacks of it still fit an int64 pot."""
+MAX_GAME_LENGTH = 16
+STAKES_FIELDS = ("small_bet", "big_bet", "ante", "bring_in", "small_blind", "big_blind")
 
 
 # ----------------------------------------------------------------- table options
@@ -57,6 +65,9 @@ DEFAULT_CAP = 4  # BET-2
 
 def options_from_proto(msg: pb.TableOptions) -> TableOptions:
     """Build engine options, filling RULES.md defaults; ValueError names the field at fault."""
+    if len(msg.game) > MAX_GAME_LENGTH:
+        known = ", ".join(VARIANTS)
+        raise ValueError(f"options.game: unknown game of {len(msg.game)} characters; known games: {known}")
     try:
         variant = variant_named(msg.game)
     except ValueError as exc:
@@ -64,38 +75,57 @@ def options_from_proto(msg: pb.TableOptions) -> TableOptions:
     if msg.structure not in STRUCTURE_FROM_PB:
         raise ValueError(f"options.structure: unknown value {msg.structure}")
     s = msg.stakes
+    for name in STAKES_FIELDS:
+        if getattr(s, name) > MAX_CHIPS:
+            raise ValueError(f"options.stakes.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")
     if s.small_bet and not (s.big_bet or s.ante or s.bring_in or s.small_blind or s.big_blind):
         stakes = Stakes.default(s.small_bet)
     else:
         stakes = Stakes(s.small_bet, s.big_bet, s.ante, s.bring_in, s.small_blind, s.big_blind)
     clock = msg.clock_seconds or DEFAULT_CLOCK_SECONDS
-    if clock != clock or clock > 3600:  # NaN or absurd
-        raise ValueError("options.clock_seconds must be between 0 and 3600")
-    return TableOptions(
-        variant=variant,
-        stakes=stakes,
-        structure=STRUCTURE_FROM_PB[msg.structure],
-        open_pair=msg.open_pair if msg.HasField("open_pair") else None,
-        heads_up_uncapped=msg.heads_up_uncapped if msg.HasField("heads_up_uncapped") else True,
-        cap=msg.cap or DEFAULT_CAP,
-        clock_seconds=clock,
-        max_seats=msg.max_seats,
-        buy_in=msg.buy_in,
+    if not MIN_CLOCK_SECONDS <= clock <= MAX_CLOCK_SECONDS:  # also false for NaN
+        raise ValueError(
+            f"options.clock_seconds: must be between {MIN_CLOCK_SECONDS:g} and {MAX_CLOCK_SECONDS:g}"
+            f" (0 = {DEFAULT_CLOCK_SECONDS:g}), got {clock}"
+        )
+    try:
+        options = TableOptions(
+            variant=variant,
+            stakes=stakes,
+            structure=STRUCTURE_FROM_PB[msg.structure],
+            open_pair=msg.open_pair if msg.HasField("open_pair") else None,
+            heads_up_uncapped=msg.heads_up_uncapped if msg.HasField("heads_up_uncapped") else True,
+            cap=msg.cap or DEFAULT_CAP,
+            clock_seconds=clock,
+            max_seats=msg.max_seats,
+            buy_in=msg.buy_in,
+        )
+    except ValueError as exc:  # the engine's message starts with the field's name
+        raise ValueError(f"options.{exc}") from None
+    if options.posted_buy_in > MAX_CHIPS:
+        # The stakes alone can imply it (100 big bets): every stack must stay far inside int64.
+        raise ValueError(
+            f"options.buy_in: the posted buy-in of {options.posted_buy_in} chips is above"
+            f" 2**{MAX_CHIPS.bit_length() - 1}"
+        )
+    return options
+
+
+def stakes_to_proto(s: Stakes) -> pb.Stakes:
+    return pb.Stakes(
+        small_bet=s.small_bet,
+        big_bet=s.big_bet,
+        ante=s.ante,
+        bring_in=s.bring_in,
+        small_blind=s.small_blind,
+        big_blind=s.big_blind,
     )
 
 
 def options_to_proto(options: TableOptions) -> pb.TableOptions:
-    s = options.stakes
     return pb.TableOptions(
         game=options.variant.code,
-        stakes=pb.Stakes(
-            small_bet=s.small_bet,
-            big_bet=s.big_bet,
-            ante=s.ante,
-            bring_in=s.bring_in,
-            small_blind=s.small_blind,
-            big_blind=s.big_blind,
-        ),
+        stakes=stakes_to_proto(options.stakes),
         structure=STRUCTURE_TO_PB[options.structure],
         open_pair=options.open_pair_active,
         heads_up_uncapped=options.heads_up_uncapped,
@@ -126,7 +156,7 @@ def action_from_proto(msg: pb.ActRequest) -> Action:
         return Action(kind, 0, tuple(msg.discard))
     if msg.discard:
         raise ValueError(f"discard: only a DRAW discards cards, not {kind.value}")
-    if not 0 <= msg.amount <= 1 << 48:
+    if not 0 <= msg.amount <= MAX_CHIPS:
         raise ValueError(f"amount: must be between 0 and 2**48 chips, got {msg.amount}")
     return Action(kind, msg.amount)
 

@@ -8,11 +8,14 @@ before it lets running hands finish.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import secrets
 from dataclasses import dataclass
 
 import grpc
+
+from services.engine import variant_named
 
 from . import convert
 from . import validation as check
@@ -36,6 +39,11 @@ class HostLimits:
     """How far a Play stream may fall behind before it is disconnected (RESOURCE_EXHAUSTED)."""
     max_spectators: int = 64
     """Spectator streams per table."""
+
+
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+"""ListTables: tables per page by default and at most (a page of summaries stays far below 1 MiB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +134,61 @@ class TableHost:
         if live is None:
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no table {table_id!r}")
         return live
+
+    def list_tables(self, request: pb.ListTablesRequest) -> pb.ListTablesResponse:
+        """A page of table summaries in table id order, optionally of one game.
+
+        The page token is the last table id of the previous page, so a page never repeats or
+        skips a table that stays open, whatever opens or closes in between.
+        """
+        game = request.game
+        if game:
+            try:
+                variant_named(game if len(game) <= convert.MAX_GAME_LENGTH else "?")
+            except ValueError as exc:
+                raise invalid(f"game: {exc}") from None
+        if request.page_size > MAX_PAGE_SIZE:
+            raise invalid(f"page_size: at most {MAX_PAGE_SIZE}, got {request.page_size}")
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        after = check.table_id(request.page_token, "page_token") if request.page_token else ""
+        ids = sorted(self.tables)
+        page: list[pb.TableSummary] = []
+        more = False
+        for table_id in ids[bisect.bisect_right(ids, after) :]:
+            live = self.tables[table_id]
+            if game and live.options.variant.code != game:
+                continue
+            if len(page) == size:
+                more = True
+                break
+            page.append(live.summary())
+        return pb.ListTablesResponse(tables=page, next_page_token=page[-1].table_id if more else "")
+
+    async def close_table(self, table_id: str) -> pb.CloseTableResponse:
+        """Close a table as a room breaks one: no new seats or hands, the running hand plays out,
+        and the table leaves the server when its last player stands up (now, if nobody sits)."""
+        live = self.table(table_id)
+        if not live.closing:
+            live.closing = True
+            log.info("table closing", extra={"table_id": live.table_id, "seats_taken": live.seats_taken})
+        closed = await self.close_if_empty(live)
+        return pb.CloseTableResponse(
+            closed=closed, seats_taken=live.seats_taken, hand_running=live.table.hand is not None
+        )
+
+    async def close_if_empty(self, live: LiveTable) -> bool:
+        """Remove a closing table once nobody sits at it; with a ledger, record it closed."""
+        if not live.closing or live.seats_taken or live.table.hand is not None:
+            return False
+        if self.tables.get(live.table_id) is not live:
+            return True  # another call removed it first
+        del self.tables[live.table_id]
+        self.metrics.tables_live.set(len(self.tables))
+        live.close_streams(None, f"table {live.table_id!r} closed")
+        log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
+        if self.ledger is not None:
+            await self.ledger.record(live.ledger_entry("closed", live.table.hand_number))
+        return True
 
     def sit_down(self, request: pb.SitDownRequest) -> pb.SitDownResponse:
         self._require_accepting()

@@ -76,6 +76,8 @@ class LiveTable:
         self.log = EventLog()
         self.subscribers = Subscribers(max_spectators)
         self.draining = False
+        self.closing = False
+        """CloseTable was called: no new seats or hands; the host removes the table once it is empty."""
         self.idle = asyncio.Event()
         """Set while no hand is running (shutdown waits on it)."""
         self.idle.set()
@@ -94,6 +96,8 @@ class LiveTable:
         self.cashed_out = 0
         """Chips that came onto and left this table, for the ledger (``_chips`` is their difference)."""
         self._turn: Turn | None = None
+        self._turn_seq = 0
+        """YourTurn.seq of the turn armed now (an action naming another turn is refused)."""
         self._seats: tuple[int, ...] = ()
         """Seat number of each player index of the current hand."""
         self._owners: tuple[int, ...] = ()
@@ -126,6 +130,28 @@ class LiveTable:
             hand_running=self.table.hand is not None,
             last_seq=self.log.last_seq,
             posted_buy_in=self.options.posted_buy_in,
+            closing=self.closing,
+        )
+
+    @property
+    def seats_taken(self) -> int:
+        return sum(seat is not None for seat in self.table.seats)
+
+    def summary(self) -> pb.TableSummary:
+        """The table as a lobby lists it (ListTables)."""
+        options = self.options
+        return pb.TableSummary(
+            table_id=self.table_id,
+            game=options.variant.code,
+            structure=convert.STRUCTURE_TO_PB[options.structure],
+            stakes=convert.stakes_to_proto(options.stakes),
+            max_seats=options.seats,
+            seats_taken=self.seats_taken,
+            hand_number=self.table.hand_number,
+            hand_running=self.table.hand is not None,
+            closing=self.closing,
+            posted_buy_in=options.posted_buy_in,
+            clock_seconds=options.clock_seconds,
         )
 
     def session(self, key: SeatKey) -> SeatSession:
@@ -140,6 +166,8 @@ class LiveTable:
         self, seat_no: int, player_id: str, buy_in: int, post_to_play: bool
     ) -> tuple[str, pb.SeatState]:
         check.seat(seat_no, self.options.seats)
+        if self.closing:
+            raise failed(f"table {self.table_id!r} is closing: it takes no new players")
         posted = self.options.posted_buy_in
         if buy_in and buy_in != posted:
             raise invalid(f"buy_in: must be the posted {posted} chips (TABLE-1), got {buy_in}")
@@ -166,6 +194,14 @@ class LiveTable:
 
     def stand_up(self, key: SeatKey) -> int:
         session = self.session(key)
+        table = self.table
+        if table.hand is not None and key.seat - 1 in table.hand_seats:
+            # Even folded: cashing out now would pay the stack without the chips already in the
+            # pot, and a hand voided later (shutdown) could no longer refund those to anyone.
+            raise failed(
+                f"seat {key.seat} is dealt into hand {table.hand_number}, live or folded:"
+                " stand up once the hand ends"
+            )
         try:
             chips = self.table.stand_up(key.seat)
         except TableError as exc:
@@ -196,6 +232,8 @@ class LiveTable:
 
     def rebuy(self, key: SeatKey) -> pb.SeatState:
         self.session(key)
+        if self.closing:
+            raise failed(f"table {self.table_id!r} is closing: no rebuys")
         try:
             chips = self.table.rebuy(key.seat)
             self._chips += chips
@@ -240,6 +278,11 @@ class LiveTable:
             actor = self._seats[hand.actor]
             if actor != key.seat:
                 raise TableError(f"it is seat {actor}'s turn, not seat {key.seat}'s")
+            if request.HasField("turn_seq") and request.turn_seq != self._turn_seq:
+                raise TableError(
+                    f"turn_seq: the turn at seq {request.turn_seq} has passed; seat {key.seat}'s turn"
+                    f" now is at seq {self._turn_seq}"
+                )
             events = self.table.apply(key.seat, action)
         except (IllegalAction, TableError) as exc:
             code, message = _code(grpc.StatusCode.FAILED_PRECONDITION), str(exc)
@@ -273,7 +316,7 @@ class LiveTable:
 
     def _maybe_start(self) -> None:
         """Deal the next hand on a later loop iteration (after the pause) if one can start."""
-        if self._start_pending or self.draining or not self.table.ready():
+        if self._start_pending or self.draining or self.closing or not self.table.ready():
             return
         self._start_pending = True
         if self._hand_pause > 0:
@@ -282,6 +325,9 @@ class LiveTable:
             self._loop.call_soon(self._start)
 
     def _start(self) -> None:
+        if self.draining or self.closing:  # CloseTable or shutdown came during the pause
+            self._start_pending = False
+            return
         if self._ledger is None:
             self._deal()
         else:
@@ -289,17 +335,22 @@ class LiveTable:
 
     async def _record_then_deal(self, ledger: TableLedger) -> None:
         """Put the stacks everyone starts the hand with outside this server before dealing."""
+        number = self.table.hand_number + 1
         try:
-            await ledger.record(self.ledger_entry("hand_started", self.table.hand_number + 1))
+            await ledger.record(self.ledger_entry("hand_started", number))
         except Exception:
             self._start_pending = False
             log.exception("ledger unreachable: hand not dealt", extra={"table_id": self.table_id})
             return
         self._deal()
+        if self.table.hand_number < number:
+            # Not dealt after all (CloseTable, shutdown, or players left during the write): the
+            # ledger's last word must not be a hand start that never happened.
+            ledger.note(self.ledger_entry("seats", self.table.hand_number))
 
     def _deal(self) -> None:
         self._start_pending = False
-        if self.draining or not self.table.ready():
+        if self.draining or self.closing or not self.table.ready():
             return
         table = self.table
         hand = table.start_hand()
@@ -326,9 +377,10 @@ class LiveTable:
         if self._turn is not None:
             self._turn.live = False
         deadline = self._clock.restart(self.options.clock_seconds)
+        self._turn_seq = self.log.last_seq
         prompt = pb.YourTurn(
             hand_number=self.table.hand_number,
-            seq=self.log.last_seq,
+            seq=self._turn_seq,
             legal=convert.legal_to_proto(hand.legal_actions()),
             deadline_unix_ms=deadline,
         )

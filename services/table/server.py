@@ -110,9 +110,11 @@ class TableServer:
         # Streams were closed after their pending output; give the writers a moment to send it.
         await self._server.stop(grace=min(2.0, deadline + 0.5))
         if self._http is not None:
-            self._http[0].shutdown()
-            self._http[0].server_close()
+            http = self._http[0]
             self._http = None
+            # shutdown() waits for the serve loop's next poll (up to half a second): not on the loop.
+            await asyncio.to_thread(http.shutdown)
+            http.server_close()
         return report
 
     async def wait(self) -> None:

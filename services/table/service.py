@@ -47,6 +47,12 @@ class TableService:
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> pb.TableState:
         return self._host.table(request.table_id).state()
 
+    async def list_tables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
+        return self._host.list_tables(request)
+
+    async def close_table(self, request: pb.CloseTableRequest, context: Context) -> pb.CloseTableResponse:
+        return await self._host.close_table(request.table_id)
+
     async def sit_down(self, request: pb.SitDownRequest, context: Context) -> pb.SitDownResponse:
         response = self._host.sit_down(request)
         await self._host.table(request.table_id).persist_seats()
@@ -56,6 +62,7 @@ class TableService:
         live, key = self._seat(context, request.table_id, request.seat)
         chips = live.stand_up(key)
         await live.persist_seats()
+        await self._host.close_if_empty(live)  # the last player left a closing table
         return pb.StandUpResponse(chips=chips)
 
     async def sit_out(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
@@ -207,6 +214,8 @@ def handlers(service: TableService) -> grpc.GenericRpcHandler:
         {
             "CreateTable": unary(service.create_table, pb.CreateTableRequest, pb.TableState),
             "GetTable": unary(service.get_table, pb.GetTableRequest, pb.TableState),
+            "ListTables": unary(service.list_tables, pb.ListTablesRequest, pb.ListTablesResponse),
+            "CloseTable": unary(service.close_table, pb.CloseTableRequest, pb.CloseTableResponse),
             "SitDown": unary(service.sit_down, pb.SitDownRequest, pb.SitDownResponse),
             "StandUp": unary(service.stand_up, pb.SeatRequest, pb.StandUpResponse),
             "SitOut": unary(service.sit_out, pb.SeatRequest, pb.SeatState),

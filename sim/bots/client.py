@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -48,7 +49,7 @@ from services.table.proto_gen import table_service_pb2 as pb
 from sim.scenario import Distribution
 from sim.stats import PROTOCOL_VIOLATION, TIMEOUT_OUTCOMES, RunStats
 
-from .strategies import MONEY_KINDS, Action, Legal, Strategy, View, is_allowed, strategy_for
+from .strategies import MONEY_KINDS, Action, Legal, Strategy, View, is_allowed, leaving_action, strategy_for
 
 __all__ = [
     "Assignment",
@@ -60,15 +61,18 @@ __all__ = [
     "Tally",
 ]
 
+log = logging.getLogger(__name__)
 M = TypeVar("M", bound=Message)
-Resolver = Callable[[str], Awaitable[str]]
+Resolver = Callable[[str], Awaitable[str | None]]
+"""``resolve(table_id) -> "host:port"``: where a table lives now (it may have moved after a crash);
+None while nobody knows (its new host is still being made): the bot keeps its address and retries."""
 PlayCall: TypeAlias = "grpc.aio.StreamStreamCall[pb.ClientMessage, pb.ServerMessage]"
-"""``resolve(table_id) -> "host:port"``: where a table lives now (it may have moved after a crash)."""
 
 SERVICE: Final = "/tablestorm.v1.TableService/"
 TOKEN_KEY: Final = "x-seat-token"
 HIDDEN: Final = -1
-"""CARD_HIDDEN: a face-down card the receiver may not see."""
+"""CARD_HIDDEN: a face-down card the receiver may not see. Real cards are 0..51, so one ``max``
+(or ``min``) of a card list tells whether any card in it is visible (or hidden)."""
 
 KIND_NUMBERS: Final[dict[str, pb.ActionKind]] = {
     "unspecified": pb.ACTION_KIND_UNSPECIFIED,
@@ -83,8 +87,8 @@ KIND_NUMBERS: Final[dict[str, pb.ActionKind]] = {
     "timeout": pb.ACTION_KIND_TIMEOUT,
 }
 """Proto action kinds by the names strategies and RunStats use."""
-KIND_NAMES: Final = tuple(sorted(KIND_NUMBERS, key=KIND_NUMBERS.__getitem__))
-"""Action kind names by proto enum number (the enum is dense from 0)."""
+KIND_NAMES: Final = {int(number): name for name, number in KIND_NUMBERS.items()}
+"""Action kind names by proto enum number; a number the proto does not define reads "unknown"."""
 OUTCOME_NAMES: Final = tuple(
     pb.TimeoutOutcome.Name(number).removeprefix("TIMEOUT_OUTCOME_").lower()
     for number in sorted(pb.TimeoutOutcome.values())
@@ -101,6 +105,11 @@ _FAILED_PRECONDITION: Final = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 _STATUS_NAMES: Final = {code.value[0]: code.name for code in grpc.StatusCode}
 _CLOCK_FOLLOW_UP: Final = {"check": "check", "fold": "fold", "bring_in": "bring_in", "stand_pat": "draw"}
 """The Acted (or Drew) kind the engine reports after each CLOCK-2 outcome (all-in reports none)."""
+_PLAYABLE: Final = frozenset(KIND_NUMBERS) - {"unspecified", "timeout"}
+"""The kinds a YourTurn may offer."""
+_POLL_STREAMING: Final = 5.0
+_POLL_WITHOUT_STREAM: Final = 1.0
+"""Seconds between StandUp attempts of a stopping bot still live in a hand."""
 NO_THINK: Final = Distribution()
 """Act the moment the turn comes."""
 GIVE_UP: Final = frozenset(
@@ -150,6 +159,10 @@ class BotConfig:
     """Deadline of each unary call, and of the Welcome after a Hello."""
     rebuy: bool = True
     """Buy in again when broke (TABLE-1), so tables keep playing."""
+    leave_idle: bool = False
+    """How a stopping bot leaves a hand it is live in. False: it checks or folds at once on each
+    turn, so the hand (and the stop) is over in moments. True: it sends nothing and the clock acts
+    for it (CLOCK-2), like a player who walked away; every such turn lasts the whole clock."""
 
 
 class Tally:
@@ -401,11 +414,18 @@ class _Hand:
         """Seats of this hand whose player stood up before it ended (they cannot count it)."""
 
 
+class _Turn(NamedTuple):
+    seq: int
+    """YourTurn.seq: sent back as ActRequest.turn_seq, so a late action never lands on a later turn."""
+    legal: tuple[Legal, ...]
+    down: tuple[int, ...]
+    """Own down cards when the turn came (what a draw may throw)."""
+
+
 class _Pending(NamedTuple):
     sent: float
     action: Action
-    legal: tuple[Legal, ...]
-    down: tuple[int, ...]
+    turn: _Turn
 
 
 class Bot:
@@ -444,7 +464,7 @@ class Bot:
         "_stopping",
         "_tally",
         "_token",
-        "_turn_open",
+        "_turn",
         "_welcome_seq",
         "_welcomed",
         "game",
@@ -511,7 +531,8 @@ class Bot:
         """The kind of action the clock just took for the seat (CLOCK-2), until its event comes."""
         self._broke = False
         """The seat's stack was seen at 0 and no rebuy went through yet."""
-        self._turn_open = False
+        self._turn: _Turn | None = None
+        """The turn the server offered and the seat has not answered yet."""
         self._next_id = 0
         self._stopping = False
         self._closing = False
@@ -575,15 +596,17 @@ class Bot:
     async def stop(self, stand_up: bool = True) -> int:
         """Stop playing and return the chips cashed out.
 
-        From now on the bot sends no action (the clock acts for it if it is asked). With
-        ``stand_up`` it stands up, at once if it is not live in a hand, otherwise after sitting out
-        and waiting for the hand to end (at most ``stop_timeout``); without, it just closes its
-        stream and leaves the seat (and its chips) at the table.
+        From now on the bot only leaves: on its turns it checks or folds at once (or, with
+        ``BotConfig.leave_idle``, sends nothing and lets the clock act). With ``stand_up`` it
+        stands up as soon as it is not live in a hand (folded, or the hand over), sitting out
+        meanwhile so it is not dealt the next one, waiting at most ``stop_timeout``; without, it
+        just closes its stream and leaves the seat (and its chips) at the table.
         """
         if self._stopping:
             return 0
         self._stopping = True
-        self._cancel_turn()
+        self._cancel_think()
+        self._leave_turn()
         chips = 0
         if stand_up and self._token and not self._gave_up:
             chips = await self._leave()
@@ -619,9 +642,11 @@ class Bot:
                 if code is grpc.StatusCode.FAILED_PRECONDITION:  # live in a hand: after it ends
                     if not sat_out:
                         sat_out = await self._unary_chore("sit_out")
-                    # The stream says when the hand ends; poll anyway in case it is down.
+                    # The stream says when the hand ends (or the seat folds); without a stream,
+                    # poll. A stream that went quiet is caught by the longer backstop.
+                    poll = _POLL_STREAMING if self._call is not None else _POLL_WITHOUT_STREAM
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._hand_over.wait(), min(remaining, 1.0))
+                        await asyncio.wait_for(self._hand_over.wait(), min(remaining, poll))
                     continue
                 self._error(code)
                 if code in GIVE_UP:
@@ -647,9 +672,20 @@ class Bot:
                 self._tally.chips_bought += state.stack
                 self._broke = False
         except grpc.aio.AioRpcError as exc:
-            self._error(exc.code())
+            code = exc.code()
+            if what == "rebuy" and code is grpc.StatusCode.FAILED_PRECONDITION and await self._table_closing():
+                return False  # a closing table takes no rebuys: the seat waits to be stood up
+            self._error(code)
             return False
         return True
+
+    async def _table_closing(self) -> bool:
+        """Whether the table is closing (CloseTable): it deals no more hands and takes no rebuys."""
+        try:
+            state = await self._client.get_table(self.table_id, self._config.rpc_timeout)
+        except grpc.aio.AioRpcError:
+            return False
+        return state.closing
 
     def _chore(self, what: str) -> None:
         """Run :meth:`_unary_chore` in the background (it must not hold up the stream)."""
@@ -676,14 +712,24 @@ class Bot:
         except Exception:  # the resolver is the caller's code: its failure costs one more retry
             self._error("RESOLVE_FAILED")
             return
-        if endpoint != self._client.endpoint:
+        if endpoint is not None and endpoint != self._client.endpoint:
             self._pool.release(self._client)
             self._client = self._pool.acquire(endpoint)
 
     # ----------------------------------------------------------------- the stream
 
     async def _run(self) -> None:
-        """Streams until the bot stops: reopen and resume after drops and retryable failures."""
+        """Streams until the bot stops. A bug here must not make a bot vanish unnoticed: it is
+        logged and counted as the error ``BOT_CRASHED``, and the bot gives up."""
+        try:
+            await self._stream_on()
+        except Exception:
+            log.exception("bot crashed", extra={"table_id": self.table_id, "seat": self.seat})
+            self._error("BOT_CRASHED")
+            self._gave_up = True
+
+    async def _stream_on(self) -> None:
+        """Reopen and resume the stream after drops and retryable failures."""
         config = self._config
         backoff = config.backoff[0]
         trouble_since: float | None = None
@@ -746,16 +792,21 @@ class Bot:
             raise
         except grpc.aio.AioRpcError as exc:
             return exc.code()
+        except asyncio.InvalidStateError:  # the call ended (or was dropped) before the Hello went out
+            code: grpc.StatusCode = await call.code()
+            return code
         finally:
             self._tally.streams -= 1
             if drop is not None:
                 drop.cancel()
             self._call = None
-            self._cancel_turn()
-            # Results of this stream's actions will never come; a resumed stream starts clean.
+            self._cancel_think()
+            self._turn = None  # a resumed stream offers it again if it is still the seat's
+            # Results of this stream's actions will never come. An action sent just before the
+            # stream went down may still have been applied: it stays in flight, so that its
+            # Acted in the resumed stream's replay is recognised as the seat's own.
             self._pending.clear()
             self._late.clear()
-            self._inflight = None
 
     def _drop(self) -> None:
         if self._call is not None and not self._stopping:
@@ -825,17 +876,23 @@ class Bot:
                 action = pending.action
                 stats.action(time.perf_counter() - pending.sent, action.kind, self.kind, self._now())
                 self._tally.acted_kinds.add(self.kind)
-                if not is_allowed(action, pending.legal, self.structure == "fixed_limit", pending.down):
-                    self._violation(f"accepted {action} outside the legal actions {pending.legal}")
+                turn = pending.turn
+                if not is_allowed(action, turn.legal, self.structure == "fixed_limit", turn.down):
+                    self._violation(f"accepted {action} outside the legal actions {turn.legal}")
             else:
                 if self._inflight is pending.action:
                     self._inflight = None
+                # Still pending until judged after this message's events: a coalesced message
+                # carries the refusal of an action that came too late beside the TimedOut (or the
+                # hand's end) that made it late, and those mark only what is pending as late.
+                self._pending[result.action_id] = pending
                 self._rejections.append(result)
 
     def _judge_rejections(self) -> None:
         """After the message's events: a refusal is late (the clock or the hand's end came first),
         a broken promise (a legal action refused on the seat's turn), or an error by status."""
         for result in self._rejections:
+            self._pending.pop(result.action_id, None)
             if result.action_id in self._late:
                 self._late.discard(result.action_id)
                 self._tally.late_actions += 1
@@ -860,14 +917,14 @@ class Bot:
             dealt = event.cards_dealt
             down = dealt.down
             if dealt.seat == self.seat:
-                if down and min(down) < 0:
+                if down and min(down) <= HIDDEN:
                     self._violation(f"own down card hidden in hand {event.hand_number}")
                 if hand is not None:
                     hand.street = dealt.street
                     hand.down.extend(down)
                     hand.up.extend(dealt.up)
                 return
-            if down and max(down) >= 0:
+            if down and max(down) > HIDDEN:
                 self._violation(f"seat {dealt.seat}'s down cards visible in hand {event.hand_number}")
             if hand is not None:
                 hand.street = dealt.street
@@ -945,7 +1002,8 @@ class Bot:
     def _hand_done(self, number: int) -> None:
         """The hand ended or was voided: no turn, no pending action of it can still count."""
         self._ended_hand = number
-        self._cancel_turn()
+        self._cancel_think()
+        self._turn = None
         self._late.update(self._pending)
         self._inflight = None
         self._clock_acted = ""
@@ -1002,18 +1060,21 @@ class Bot:
             self._stats.timeout(name)
         else:
             self._violation(f"timeout with outcome {outcome}")
-        self._cancel_turn()
+        self._cancel_think()
+        self._turn = None
         self._late.update(self._pending)
         self._inflight = None
         self._clock_acted = _CLOCK_FOLLOW_UP.get(name, "")
 
     def _own_acted(self, acted: pb.Acted) -> None:
         """Check an action applied for this seat against what the bot sent (or the clock did)."""
-        kind = KIND_NAMES[acted.kind]
+        kind = KIND_NAMES.get(acted.kind, "unknown")
         inflight = self._inflight
         if inflight is not None:
             self._inflight = None
-            self._turn_open = False
+            self._turn = None
+            if kind == "fold" and self._stopping:
+                self._hand_over.set()  # out of the hand: it may stand up now
             if kind != inflight.kind:
                 self._violation(f"sent {inflight.kind}, the server applied {kind}")
             elif kind in MONEY_KINDS and kind != "bring_in" and acted.to != inflight.amount:
@@ -1026,10 +1087,10 @@ class Bot:
     def _on_drew(self, drew: pb.Drew, hand_number: int) -> None:
         discarded, drawn = drew.discarded, drew.drawn
         if drew.seat != self.seat:
-            if (discarded and max(discarded) >= 0) or (drawn and max(drawn) >= 0):
+            if (discarded and max(discarded) > HIDDEN) or (drawn and max(drawn) > HIDDEN):
                 self._violation(f"seat {drew.seat}'s draw visible in hand {hand_number}")
             return
-        if (discarded and min(discarded) < 0) or (drawn and min(drawn) < 0):
+        if (discarded and min(discarded) <= HIDDEN) or (drawn and min(drawn) <= HIDDEN):
             self._violation(f"own draw hidden in hand {hand_number}")
         hand = self._hand
         if hand is not None:
@@ -1038,7 +1099,7 @@ class Bot:
         inflight = self._inflight
         if inflight is not None:
             self._inflight = None
-            self._turn_open = False
+            self._turn = None
             if inflight.kind != "draw" or sorted(inflight.discard) != sorted(discarded):
                 self._violation(f"sent {inflight}, the server drew {list(discarded)}")
         elif self._clock_acted == "draw" and not discarded:
@@ -1059,25 +1120,34 @@ class Bot:
         if hand is not None and (hand.number != number or not hand.in_hand):
             self._violation(f"YourTurn for hand {number}, which this seat is not dealt in")
             return
-        if self._stopping:
+        names = KIND_NAMES
+        legal = tuple(Legal(names.get(option.kind, "unknown"), option.min, option.max) for option in turn.legal)
+        if not legal or any(option.kind not in _PLAYABLE for option in legal):
+            self._violation(f"YourTurn in hand {number} offers {legal}")
             return
-        legal = tuple(Legal(KIND_NAMES[option.kind], option.min, option.max) for option in turn.legal)
-        if not legal:
-            self._violation(f"YourTurn with no legal action in hand {number}")
-            return
+        self._cancel_think()
+        # A new turn: whatever was in flight before it was applied (and seen) or never will be.
+        self._inflight = None
         view = self._view(hand, legal, number)
+        self._turn = _Turn(turn.seq, legal, view.down)
+        if self._stopping:
+            self._leave_turn()
+            return
         action = self.strategy.decide(view, self.rng)
-        self._cancel_turn()
         if action is None:
             self._tally.slept += 1
             return
-        self._turn_open = True
         delay = self.think.sample(self.rng)
         if delay > 0:
-            loop = asyncio.get_running_loop()
-            self._act_handle = loop.call_later(delay, self._send, action, legal, view.down)
+            self._act_handle = asyncio.get_running_loop().call_later(delay, self._send, action)
         else:
-            self._send(action, legal, view.down)
+            self._send(action)
+
+    def _leave_turn(self) -> None:
+        """A stopping bot's answer to an open turn: check or fold now (unless it leaves idle)."""
+        turn = self._turn
+        if turn is not None and self._inflight is None and not self._config.leave_idle:
+            self._send(leaving_action(turn.legal))
 
     def _view(self, hand: _Hand | None, legal: tuple[Legal, ...], number: int) -> View:
         if hand is None:  # after a gap: the cards of the hand are unknown
@@ -1105,24 +1175,27 @@ class Bot:
             deck_size=hand.deck_size,
         )
 
-    def _cancel_turn(self) -> None:
-        self._turn_open = False
+    def _cancel_think(self) -> None:
         if self._act_handle is not None:
             self._act_handle.cancel()
             self._act_handle = None
 
-    def _send(self, action: Action, legal: tuple[Legal, ...], down: tuple[int, ...]) -> None:
-        """Send the decided action, unless the turn went away while the bot was thinking."""
+    def _send(self, action: Action) -> None:
+        """Send ``action`` for the open turn, unless the turn went away while the bot thought."""
         self._act_handle = None
-        call = self._call
-        if call is None or not self._turn_open or self._stopping:
+        call, turn = self._call, self._turn
+        if call is None or turn is None or self._inflight is not None:
             return
         self._next_id += 1
         action_id = str(self._next_id)
         request = pb.ActRequest(
-            action_id=action_id, kind=KIND_NUMBERS[action.kind], amount=action.amount, discard=action.discard
+            action_id=action_id,
+            kind=KIND_NUMBERS[action.kind],
+            amount=action.amount,
+            discard=action.discard,
+            turn_seq=turn.seq,
         )
-        self._pending[action_id] = _Pending(time.perf_counter(), action, legal, down)
+        self._pending[action_id] = _Pending(time.perf_counter(), action, turn)
         self._inflight = action
         task = asyncio.ensure_future(self._write(call, request))
         self._chores.add(task)

@@ -101,15 +101,11 @@ class Fleet:
         return chips
 
     async def _stop(self, bots: list[Bot], stand_up: bool) -> int:
+        """Stop ``bots`` all at once: a stop is mostly waiting for a hand to end, so a gate here
+        would make a large fleet leave in slow waves (its StandUp calls queue in gRPC instead)."""
         leaving = set(bots)
         self._bots = [bot for bot in self._bots if bot not in leaving]
-        gate = asyncio.Semaphore(self._join_concurrency)
-
-        async def stop(bot: Bot) -> int:
-            async with gate:
-                return await bot.stop(stand_up=stand_up)
-
-        return sum(await asyncio.gather(*map(stop, bots)))
+        return sum(await asyncio.gather(*(bot.stop(stand_up=stand_up) for bot in bots)))
 
     async def until(self, done: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``done()`` holds, checking after every hand a bot counts, for at most

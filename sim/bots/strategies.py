@@ -65,6 +65,7 @@ __all__ = [
     "View",
     "draw_discards",
     "is_allowed",
+    "leaving_action",
     "strategy_for",
     "strength",
 ]
@@ -199,6 +200,20 @@ def _passive(view: View) -> Action:
         return Action("draw")
     first = view.legal[0]
     return Action(first.kind, first.min)
+
+
+def leaving_action(legal: tuple[Legal, ...]) -> Action:
+    """How a player on the way out answers a turn: check if free, else fold; a stud bring-in
+    (which may not fold, STUD-3) is posted and a draw stands pat."""
+    kinds = {option.kind: option for option in legal}
+    for kind in ("check", "fold"):
+        if kind in kinds:
+            return Action(kind)
+    if "bring_in" in kinds:
+        return Action("bring_in", kinds["bring_in"].min)
+    if "draw" in kinds:
+        return Action("draw")
+    return Action(legal[0].kind, legal[0].min)
 
 
 class RandomLegal:

@@ -145,6 +145,66 @@ class GetTableRequest(_message.Message):
     table_id: str
     def __init__(self, table_id: _Optional[str] = ...) -> None: ...
 
+class ListTablesRequest(_message.Message):
+    __slots__ = ("game", "page_size", "page_token")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game: str
+    page_size: int
+    page_token: str
+    def __init__(self, game: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListTablesResponse(_message.Message):
+    __slots__ = ("tables", "next_page_token")
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedCompositeFieldContainer[TableSummary]
+    next_page_token: str
+    def __init__(self, tables: _Optional[_Iterable[_Union[TableSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class TableSummary(_message.Message):
+    __slots__ = ("table_id", "game", "structure", "stakes", "max_seats", "seats_taken", "hand_number", "hand_running", "closing", "posted_buy_in", "clock_seconds")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STRUCTURE_FIELD_NUMBER: _ClassVar[int]
+    STAKES_FIELD_NUMBER: _ClassVar[int]
+    MAX_SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    HAND_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    CLOSING_FIELD_NUMBER: _ClassVar[int]
+    POSTED_BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    game: str
+    structure: Structure
+    stakes: Stakes
+    max_seats: int
+    seats_taken: int
+    hand_number: int
+    hand_running: bool
+    closing: bool
+    posted_buy_in: int
+    clock_seconds: float
+    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[str] = ..., structure: _Optional[_Union[Structure, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., seats_taken: _Optional[int] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., closing: _Optional[bool] = ..., posted_buy_in: _Optional[int] = ..., clock_seconds: _Optional[float] = ...) -> None: ...
+
+class CloseTableRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class CloseTableResponse(_message.Message):
+    __slots__ = ("closed", "seats_taken", "hand_running")
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    HAND_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    closed: bool
+    seats_taken: int
+    hand_running: bool
+    def __init__(self, closed: _Optional[bool] = ..., seats_taken: _Optional[int] = ..., hand_running: _Optional[bool] = ...) -> None: ...
+
 class SeatState(_message.Message):
     __slots__ = ("seat", "player_id", "stack", "status")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -158,7 +218,7 @@ class SeatState(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., status: _Optional[_Union[SeatStatus, str]] = ...) -> None: ...
 
 class TableState(_message.Message):
-    __slots__ = ("table_id", "options", "seats", "hand_number", "hand_running", "last_seq", "posted_buy_in")
+    __slots__ = ("table_id", "options", "seats", "hand_number", "hand_running", "last_seq", "posted_buy_in", "closing")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -166,6 +226,7 @@ class TableState(_message.Message):
     HAND_RUNNING_FIELD_NUMBER: _ClassVar[int]
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     POSTED_BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    CLOSING_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: TableOptions
     seats: _containers.RepeatedCompositeFieldContainer[SeatState]
@@ -173,7 +234,8 @@ class TableState(_message.Message):
     hand_running: bool
     last_seq: int
     posted_buy_in: int
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., last_seq: _Optional[int] = ..., posted_buy_in: _Optional[int] = ...) -> None: ...
+    closing: bool
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., last_seq: _Optional[int] = ..., posted_buy_in: _Optional[int] = ..., closing: _Optional[bool] = ...) -> None: ...
 
 class SitDownRequest(_message.Message):
     __slots__ = ("table_id", "seat", "player_id", "buy_in", "post_to_play")
@@ -238,20 +300,22 @@ class HandHistory(_message.Message):
     def __init__(self, hand_number: _Optional[int] = ..., voided: _Optional[bool] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("action_id", "kind", "amount", "discard", "table_id", "seat")
+    __slots__ = ("action_id", "kind", "amount", "discard", "table_id", "seat", "turn_seq")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     DISCARD_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    TURN_SEQ_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     kind: ActionKind
     amount: int
     discard: _containers.RepeatedScalarFieldContainer[int]
     table_id: str
     seat: int
-    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[int] = ..., discard: _Optional[_Iterable[int]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    turn_seq: int
+    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[_Union[ActionKind, str]] = ..., amount: _Optional[int] = ..., discard: _Optional[_Iterable[int]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., turn_seq: _Optional[int] = ...) -> None: ...
 
 class ActResult(_message.Message):
     __slots__ = ("action_id", "code", "message")

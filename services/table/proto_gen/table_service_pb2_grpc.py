@@ -44,6 +44,16 @@ class TableServiceStub:
                 request_serializer=tablestorm_dot_v1_dot_table__service__pb2.GetTableRequest.SerializeToString,
                 response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.TableState.FromString,
                 _registered_method=True)
+        self.ListTables = channel.unary_unary(
+                '/tablestorm.v1.TableService/ListTables',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.ListTablesRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.ListTablesResponse.FromString,
+                _registered_method=True)
+        self.CloseTable = channel.unary_unary(
+                '/tablestorm.v1.TableService/CloseTable',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.CloseTableResponse.FromString,
+                _registered_method=True)
         self.SitDown = channel.unary_unary(
                 '/tablestorm.v1.TableService/SitDown',
                 request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SitDownRequest.SerializeToString,
@@ -103,15 +113,35 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTables(self, request, context):
+        """The tables this server hosts, ordered by table id, a page at a time; optionally one game only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseTable(self, request, context):
+        """Close a table the way a room breaks one: from now on it takes no seat and deals no hand; the
+        hand in progress plays out; the table closes (leaves the server, its id is free again) as
+        soon as the last player stands up, at once if nobody is seated. Never refused for a live
+        table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
+        them as usual).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SitDown(self, request, context):
-        """Take a seat with the posted buy-in (TABLE-1); returns the seat token.
+        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. FAILED_PRECONDITION
+        on a closing table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def StandUp(self, request, context):
-        """Leave and cash out; refused (FAILED_PRECONDITION) while live in a hand. The token dies.
+        """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
+        folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -131,7 +161,7 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Rebuy(self, request, context):
-        """Buy in again when broke, between hands (TABLE-1).
+        """Buy in again when broke, between hands (TABLE-1); not on a closing table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -171,6 +201,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetTable,
                     request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.GetTableRequest.FromString,
                     response_serializer=tablestorm_dot_v1_dot_table__service__pb2.TableState.SerializeToString,
+            ),
+            'ListTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTables,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.ListTablesRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.ListTablesResponse.SerializeToString,
+            ),
+            'CloseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseTable,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.CloseTableRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.CloseTableResponse.SerializeToString,
             ),
             'SitDown': grpc.unary_unary_rpc_method_handler(
                     servicer.SitDown,
@@ -267,6 +307,60 @@ class TableService:
             '/tablestorm.v1.TableService/GetTable',
             tablestorm_dot_v1_dot_table__service__pb2.GetTableRequest.SerializeToString,
             tablestorm_dot_v1_dot_table__service__pb2.TableState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/ListTables',
+            tablestorm_dot_v1_dot_table__service__pb2.ListTablesRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.ListTablesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/CloseTable',
+            tablestorm_dot_v1_dot_table__service__pb2.CloseTableRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.CloseTableResponse.FromString,
             options,
             channel_credentials,
             insecure,
