@@ -8,6 +8,7 @@ Both serve Prometheus metrics on ports they report, for the run's file_sd target
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from typing import Any
@@ -24,6 +25,9 @@ from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
 from .registry import BatchingLedger, RecoveryPlan, Registry
 
+SEQ_EPOCH_BITS = 40
+"""A rebuilt table's events start at ``incarnation << 40``: past any number its earlier lives used."""
+
 
 @ray.remote(num_cpus=0)
 class RegistryActor(Registry):
@@ -31,6 +35,11 @@ class RegistryActor(Registry):
 
     def ping(self) -> bool:
         return True
+
+    def node_id(self) -> str:
+        """The Ray node this registry runs on."""
+        node: str = ray.get_runtime_context().get_node_id()
+        return node
 
 
 @ray.remote(num_cpus=0, max_restarts=0)
@@ -80,10 +89,23 @@ class TableHostActor:
         return len(specs)
 
     async def restore_tables(self, plans: list[RecoveryPlan]) -> int:
-        """Rebuild a dead host's tables here from the ledger; returns how many hands that voided."""
+        """Rebuild a dead host's tables here from the ledger; returns how many hands that voided.
+
+        As :meth:`TableHost.restore_table`, except that each rebuilt table numbers its events from
+        ``incarnation << SEQ_EPOCH_BITS`` on. Event numbers belong to one incarnation of a table: a
+        bot resuming after an event of the dead host's must be told of a gap (and rejoin), not be
+        served this table's own events that happen to carry the numbers it asked for.
+        """
         host = self._host()
         for plan in plans:
-            await host.restore_table(pb.TableOptions.FromString(plan.options), plan.seed, plan.last)
+            options = pb.TableOptions.FromString(plan.options)
+            request = pb.CreateTableRequest(table_id=plan.last.table_id, options=options)
+            if plan.seed is not None:
+                request.seed = plan.seed
+            live = await host.open_table(request)
+            live.log.last_seq = plan.incarnation << SEQ_EPOCH_BITS
+            live.restore(plan.last)
+            await live.persist_seats()
         return sum(plan.hand_voided for plan in plans)
 
     async def chips(self) -> dict[str, int]:
@@ -97,6 +119,16 @@ class TableHostActor:
 
     async def ping(self) -> float:
         return time.time()
+
+    async def hands_by_game(self) -> dict[str, int]:
+        """Hands played to the end on this host since it started, by game (its metrics' counts)."""
+        assert self.server is not None, "start() first"
+        return {
+            sample.labels["game"]: int(sample.value)
+            for metric in self.server.metrics.hands_completed.collect()
+            for sample in metric.samples
+            if sample.name.endswith("_total")
+        }
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -114,6 +146,9 @@ class FleetActor:
         self.registry = ray.get_actor(registry)
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
+        self._leaving: set[asyncio.Task[None]] = set()
+        self._freed: list[tuple[str, int]] = []
+        """Seats whose bots stood up since the last collect (free for others again)."""
 
     async def start(self) -> dict[str, Any]:
         """Create the fleet in this actor's event loop and serve its metrics; returns where."""
@@ -127,6 +162,11 @@ class FleetActor:
             "pid": os.getpid(),
         }
 
+    async def begin(self, start: float) -> None:
+        """The run's timeline starts at ``start`` (Unix seconds): stats count seconds from there."""
+        self.start_time = start
+        self._fleet().start = start
+
     async def _resolve(self, table_id: str) -> str | None:
         endpoint: str | None = await self.registry.where.remote(table_id)
         return endpoint
@@ -138,13 +178,28 @@ class FleetActor:
     async def add(self, assignments: list[Assignment]) -> int:
         return len(await self._fleet().add(assignments))
 
-    async def remove(self, count: int) -> list[tuple[str, int]]:
-        """Stop the ``count`` newest playing bots; returns their (table, seat), free once they stood up."""
+    async def remove(self, count: int) -> int:
+        """Start stopping the ``count`` newest playing bots; returns how many are leaving.
+
+        Returns at once: a bot in a hand stands up only when the hand is over, which can take
+        many action clocks, and the driver's one-second timeline must not wait for that. Their
+        seats are reported free by :meth:`collect` once they have stood up.
+        """
         fleet = self._fleet()
-        playing = [bot for bot in fleet.bots if bot.running]
-        leaving = [(bot.table_id, bot.seat) for bot in playing[max(0, len(playing) - count):]]
-        await fleet.remove(count)
-        return leaving
+        leaving: list[tuple[str, int]] = []
+
+        async def stand_up() -> None:
+            # The bots Fleet.remove takes, found in the same step (nothing can run in between).
+            playing = [bot for bot in fleet.bots if bot.running]
+            leaving.extend((bot.table_id, bot.seat) for bot in playing[max(0, len(playing) - count) :])
+            await fleet.remove(count)
+            self._freed.extend(leaving)
+
+        task = asyncio.ensure_future(stand_up())
+        self._leaving.add(task)
+        task.add_done_callback(self._leaving.discard)
+        await asyncio.sleep(0)  # it starts now: they leave the fleet's playing bots at once
+        return len(leaving)
 
     async def collect(self) -> dict[str, Any]:
         """What happened since the last call (stats delta) and the fleet's running totals."""
@@ -158,11 +213,20 @@ class FleetActor:
             "chips_bought": fleet.chips_bought,
             "chips_cashed_out": fleet.chips_cashed_out,
             "kinds_acted": sorted(fleet.kinds_acted),
+            "violations": list(fleet.tally.violations),
+            "freed": self._take_freed(),
         }
 
+    def _take_freed(self) -> list[tuple[str, int]]:
+        freed, self._freed = self._freed, []
+        return freed
+
     async def stop_all(self) -> int:
-        """Stop every bot (standing up once its hand is over); returns chips cashed out."""
-        return await self._fleet().stop_all(stand_up=True)
+        """Stop every bot (standing up once its hand is over), those already leaving included;
+        returns chips cashed out."""
+        chips = await self._fleet().stop_all(stand_up=True)
+        await asyncio.gather(*self._leaving, return_exceptions=True)
+        return chips
 
     async def ping(self) -> float:
         return time.time()

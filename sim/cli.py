@@ -327,6 +327,13 @@ def _load(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
+    if args.prometheus:
+        import shutil
+
+        if shutil.which("prometheus") is None:
+            print("tablestorm load: --prometheus: the prometheus binary is not installed "
+                  "(Debian: apt-get install prometheus)", file=sys.stderr)
+            return 2
     out = Path(args.out)
     result = LoadTest(scenario, out, address=args.address, chaos=chaos, prometheus=args.prometheus).run()
     summary = result.summary

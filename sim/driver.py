@@ -1,15 +1,23 @@
 """`tablestorm load`: place table hosts and bot fleets on Ray, ramp the load, gather, report.
 
-The driver owns the run's timeline. Every second it moves the bot count toward the scenario's
-target (closed model) or lets new players arrive (open model), fires chaos events that are due,
-checks that every host still answers and rebuilds dead hosts' tables elsewhere from the ledger,
-and merges the fleets' stats for the live view. At the end it stops the bots (each stands up once
-its hand is over), drains the hosts (hands still running are voided with an exact refund), counts
-the chips by the ledger, and writes summary.json, history.csv and report.html.
+The driver owns the run's timeline, which starts once the hosts, tables and fleets are up. Every
+second it moves the bot count toward the scenario's target (closed model) or lets new players
+arrive (open model), fires chaos events that are due, checks that every host still answers and
+rebuilds dead hosts' tables elsewhere from the ledger, and merges the fleets' stats for the live
+view; nothing in a tick waits for a hand to end (leaving bots stand up in their fleets). At the end
+it stops the bots (each stands up once its hand is over: that wind-down is counted apart from the
+load), drains the hosts (hands still running are voided with an exact refund), counts the chips by
+the ledger, and writes summary.json, history.csv and report.html.
+
+Hosts and fleets are spread evenly over the nodes that offer CPUs; the registry (which holds the
+ledger) stays on the driver's node. A host or fleet Ray reports dead or unreachable is killed and
+replaced (a fleet on another node when it can be; a host's tables on the surviving hosts):
+losing a node loses no chip.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -29,7 +37,7 @@ from . import cluster
 from .bots.client import Assignment
 from .live import LiveView
 from .report import build_summary, write_report
-from .scenario import Scenario
+from .scenario import GameSpec, Scenario
 from .stats import RunStats
 
 
@@ -90,6 +98,16 @@ class _Run:
     recoveries: list[dict[str, Any]] = field(default_factory=list)
     arrivals_due: float = 0.0
     sessions: list[tuple[float, str]] = field(default_factory=list)
+    host_hands: dict[str, dict[str, int]] = field(default_factory=dict)
+    """host -> hands it completed by game, as it last reported (dead hosts keep their last report)."""
+    placements: dict[str, str] = field(default_factory=dict)
+    """Every host and fleet ever started (dead ones included) -> the Ray node it ran on."""
+    placing: list[str] = field(default_factory=list)
+    """Nodes chosen for actors being started now (not in ``placements`` yet)."""
+    violations: dict[str, list[str]] = field(default_factory=dict)
+    """fleet -> the first protocol violations its bots described (the counts are in ``stats``)."""
+    finishing: bool = False
+    """The load is over: a fleet that dies now is not replaced (its players stay seated)."""
 
     @property
     def bots_online(self) -> int:
@@ -122,6 +140,8 @@ class LoadTest:
         self.bot_config = {"stop_timeout": 30.0, **(bot_config or {})}
         self.on_second = on_second
         self.prometheus_url: str | None = None
+        self.prometheus_server: Any = None
+        """The run's :class:`~sim.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
 
     # ----------------------------------------------------------------- the run
 
@@ -131,27 +151,37 @@ class LoadTest:
         prom = None
         try:
             import ray
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
             from .actors import FleetActor, RegistryActor, TableHostActor
 
             self._ray = ray
             self._actors = (FleetActor, TableHostActor)
             self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
-            registry = RegistryActor.options(name=self.registry_name).remote()
-            ray.get(registry.ping.remote())
+            # The registry holds the ledger every recovery reads: it lives on the driver's node, so
+            # losing any other node (with the hosts and fleets on it) never takes it along.
+            here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+            registry = RegistryActor.options(name=self.registry_name, scheduling_strategy=here).remote()
+            self.registry_node: str = ray.get(registry.node_id.remote())
             self.registry = registry
+            if self.prometheus:  # started first: it comes up while the actors do
+                from .prometheus import PrometheusServer
+
+                prom = self.prometheus_server = PrometheusServer(self.out_dir)
             state = self._state = _Run(self.scenario, random.Random(self.scenario.seed), time.time())
             self._start_hosts(state)
             self._open_tables(state)
             for _ in range(self.scenario.fleets):
                 self._start_fleet(state)
-            if self.prometheus:
-                from .prometheus import PrometheusServer
-
-                prom = PrometheusServer(self.out_dir)
+            self._write_targets(state)
+            if prom is not None:
+                prom.wait_ready()
                 self.prometheus_url = prom.url
                 print(f"prometheus: {prom.url}", file=self.stream, flush=True)
-            self._write_targets(state)
+            # The timeline (duration, stages, chaos times, rates) starts now that everything is up:
+            # setting up thousands of tables must not eat into the seconds of load asked for.
+            state.start = time.time()
+            ray.get([fleet.begin.remote(state.start) for fleet in state.fleets.values()])
             self._loop(state)
             summary, files = self._finish(state)
             if prom is not None:
@@ -160,6 +190,7 @@ class LoadTest:
         finally:
             if prom is not None:
                 prom.stop()
+                self.prometheus_server = None
             self._kill_all()
             if info.started_here:
                 cluster.disconnect()
@@ -168,48 +199,100 @@ class LoadTest:
         ray = self._ray
         _, host_cls = self._actors
         handles = {
-            f"host-{k}": host_cls.options(scheduling_strategy="SPREAD").remote(
+            f"host-{k}": host_cls.options(scheduling_strategy=self._placement(state)).remote(
                 f"host-{k}", self.registry_name, self.host_limits
             )
             for k in range(self.scenario.hosts)
         }
         infos = ray.get([h.start.remote() for h in handles.values()])
+        state.placing.clear()
         state.hosts.update(handles)
         state.host_info.update({i["host_id"]: i for i in infos})
+        state.placements.update({i["host_id"]: i["node_id"] for i in infos})
 
-    def _start_fleet(self, state: _Run) -> str:
+    def _start_fleet(self, state: _Run, avoid: frozenset[str] = frozenset()) -> str:
+        """Start a fleet (see :meth:`_placement`); a replacement goes to a live node other than
+        ``avoid`` (the node of the actor it replaces, which may be gone before Ray's health checks
+        say so)."""
         ray = self._ray
         fleet_cls, _ = self._actors
-        fleet_id = f"fleet-{state.next_fleet}"
-        state.next_fleet += 1
-        handle = fleet_cls.options(scheduling_strategy="SPREAD").remote(
-            fleet_id, self.registry_name, state.start, self.bot_config
-        )
-        state.fleet_info[fleet_id] = ray.get(handle.start.remote())
-        state.fleets[fleet_id] = handle
-        state.online[fleet_id] = 0
-        return fleet_id
+        for _attempt in range(3):
+            fleet_id = f"fleet-{state.next_fleet}"
+            state.next_fleet += 1
+            handle = fleet_cls.options(scheduling_strategy=self._placement(state, avoid)).remote(
+                fleet_id, self.registry_name, state.start, self.bot_config
+            )
+            chosen = frozenset(state.placing)
+            try:
+                info = ray.get(handle.start.remote(), timeout=60.0)
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+                self._end(handle)  # placed on a node that was dying: try again elsewhere
+                avoid |= chosen
+                continue
+            finally:
+                state.placing.clear()
+            state.fleet_info[fleet_id] = info
+            state.placements[fleet_id] = info["node_id"]
+            state.fleets[fleet_id] = handle
+            state.online[fleet_id] = 0
+            return fleet_id
+        raise RuntimeError("could not start a bot fleet in three tries")
+
+    def _placement(self, state: _Run, avoid: frozenset[str] = frozenset()) -> Any:
+        """Where the next host or fleet goes: the live node running fewest of this run's actors
+        (ties in node order), among the nodes that offer CPUs (a head node started with no CPUs
+        for workloads keeps none), never one in ``avoid``.
+
+        Ray's own SPREAD is best effort and, for actors that reserve no CPU as these, can put two
+        hosts on one node of three; so can a soft node affinity. The actor is pinned (hard
+        affinity) and counting keeps the spread exact; a start that fails on a node that was dying
+        is retried elsewhere (``avoid``: Ray may believe a lost node alive for seconds).
+        """
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        nodes: list[dict[str, Any]] = self._ray.nodes()  # type: ignore[no-untyped-call]
+        alive = [n for n in nodes if n.get("Alive") and n["NodeID"] not in avoid]
+        working = [n for n in alive if n.get("Resources", {}).get("CPU", 0) > 0] or alive
+        if not working:
+            return "SPREAD"
+        running = [state.placements[a] for a in (*state.hosts, *state.fleets) if a in state.placements]
+        running += state.placing
+        node = min(sorted(n["NodeID"] for n in working), key=running.count)
+        state.placing.append(node)
+        return NodeAffinitySchedulingStrategy(node, soft=False)
+
+    def _end(self, handle: Any) -> None:
+        """Kill an actor taken for dead: one that is only unreachable must not play on beside its
+        replacement (a RayActorError may mean "unavailable for now" as well as "died")."""
+        with contextlib.suppress(Exception):
+            self._ray.kill(handle, no_restart=True)
 
     def _open_tables(self, state: _Run) -> None:
-        """Enough tables for the peak, split by the game mix's weights, spread over the hosts."""
+        """Enough tables for the peak, split by the game mix's weights, spread over the hosts.
+
+        Bots take free seats in order, a table at a time, so the order of the tables is the order
+        in which games fill: they are interleaved by weight (the game with the fewest seats queued
+        per unit of weight comes next), so that at any bot count, during a ramp or as players
+        arrive, the games are played in the mix's proportions, not one game after another.
+        """
         scenario = self.scenario
-        total_weight = sum(g.weight for g in scenario.games)
-        specs_by_host: dict[str, list[tuple[str, bytes, int | None]]] = {h: [] for h in state.hosts}
-        hosts = list(state.hosts)
-        number = 0
-        for spec in scenario.games:
+        games = [g for g in scenario.games if g.weight > 0]
+        total_weight = sum(g.weight for g in games)
+        queue: list[tuple[float, int, int, GameSpec, int, bytes]] = []
+        for index, spec in enumerate(games):
             options = spec.table_options(scenario.clock_seconds)
             seats = options.seats
-            bots = scenario.peak_bots * spec.weight / total_weight
-            tables = max(1, math.ceil(bots / seats))
+            tables = max(1, math.ceil(scenario.peak_bots * spec.weight / total_weight / seats))
             message = convert.options_to_proto(options).SerializeToString()
-            for _ in range(tables):
-                table_id = f"{spec.game}-{number}"
-                seed = None if scenario.seed is None else scenario.seed + number
-                specs_by_host[hosts[number % len(hosts)]].append((table_id, message, seed))
-                state.free.extend(_Seat(table_id, s, spec.game) for s in range(1, seats + 1))
-                state.games[table_id] = spec.game
-                number += 1
+            queue += [(k * seats / spec.weight, index, k, spec, seats, message) for k in range(tables)]
+        specs_by_host: dict[str, list[tuple[str, bytes, int | None]]] = {h: [] for h in state.hosts}
+        hosts = list(state.hosts)
+        for number, (_, _, _, spec, seats, message) in enumerate(sorted(queue, key=lambda t: t[:3])):
+            table_id = f"{spec.game}-{number}"
+            seed = None if scenario.seed is None else scenario.seed + number
+            specs_by_host[hosts[number % len(hosts)]].append((table_id, message, seed))
+            state.free.extend(_Seat(table_id, s, spec.game) for s in range(1, seats + 1))
+            state.games[table_id] = spec.game
         self._ray.get([state.hosts[h].create_tables.remote(specs) for h, specs in specs_by_host.items()])
 
     # ----------------------------------------------------------------- each second
@@ -290,16 +373,22 @@ class LoadTest:
             if scenario.open_model:
                 state.sessions.append((elapsed + scenario.session.sample(state.rng), fleet_id))
         state.next_player += count
-        joined = self._ray.get([state.fleets[f].add.remote(a) for f, a in per_fleet.items() if a])
-        for (fleet_id, _), n in zip([(f, a) for f, a in per_fleet.items() if a], joined, strict=True):
-            state.online[fleet_id] += n
+        refs = {f: state.fleets[f].add.remote(a) for f, a in per_fleet.items() if a}
+        for fleet_id, ref in refs.items():
+            try:
+                state.online[fleet_id] += self._ray.get(ref)
+            except self._ray.exceptions.RayActorError:
+                self._fleet_died(state, fleet_id)  # its new seats are free again or played anew
 
     def _remove(self, state: _Run, fleet_id: str, count: int) -> None:
-        """Stop ``count`` bots of a fleet; their seats come back free once they have stood up."""
-        for table_id, seat in self._ray.get(state.fleets[fleet_id].remove.remote(count)):
-            state.seated.pop((table_id, seat), None)
-            state.free.append(_Seat(table_id, seat, state.games[table_id]))
-        state.online[fleet_id] = max(0, state.online[fleet_id] - count)
+        """Stop ``count`` bots of a fleet; their seats come back free (see :meth:`_collect`) once
+        they have stood up, which waits for their hands to end: the timeline does not."""
+        try:
+            leaving: int = self._ray.get(state.fleets[fleet_id].remove.remote(count))
+        except self._ray.exceptions.RayActorError:
+            self._fleet_died(state, fleet_id)
+            return
+        state.online[fleet_id] = max(0, state.online[fleet_id] - leaving)
 
     def _where(self, table_id: str) -> str | None:
         endpoint: str | None = self._ray.get(self.registry.where.remote(table_id))
@@ -323,6 +412,11 @@ class LoadTest:
             state.bought[fleet_id] = report["chips_bought"]
             state.cashed[fleet_id] = report["chips_cashed_out"]
             state.kinds_acted.update(report["kinds_acted"])
+            state.violations[fleet_id] = report["violations"]
+            for table_id, seat in report["freed"]:
+                if state.seated.get((table_id, seat), ("",))[0] == fleet_id:
+                    del state.seated[(table_id, seat)]
+                    state.free.append(_Seat(table_id, seat, state.games[table_id]))
 
     # ----------------------------------------------------------------- faults
 
@@ -332,7 +426,7 @@ class LoadTest:
             victim = state.rng.choice(sorted(state.hosts))
             print(f"chaos: killing {victim} at {time.time() - state.start:.1f}s", file=self.stream, flush=True)
             ray.kill(state.hosts[victim], no_restart=True)
-            self._host_died(state, victim)
+            self._hosts_died(state, [victim])
         elif event.action == "kill-fleet" and state.fleets:
             victim = state.rng.choice(sorted(state.fleets))
             print(f"chaos: killing {victim} at {time.time() - state.start:.1f}s", file=self.stream, flush=True)
@@ -342,47 +436,79 @@ class LoadTest:
     def _check_hosts(self, state: _Run) -> None:
         ray = self._ray
         ids = list(state.hosts)
-        refs = [state.hosts[h].ping.remote() for h in ids]
+        refs = [state.hosts[h].hands_by_game.remote() for h in ids]
         ready, _ = ray.wait(refs, num_returns=len(refs), timeout=3.0)
+        dead = []
         for host_id, ref in zip(ids, refs, strict=True):
             if ref not in ready:
                 continue  # slow, not dead: asked again next second
             try:
-                ray.get(ref)
+                state.host_hands[host_id] = ray.get(ref)
             except ray.exceptions.RayActorError:
-                self._host_died(state, host_id)
+                dead.append(host_id)
+        if dead:
+            self._hosts_died(state, dead)
 
-    def _host_died(self, state: _Run, host_id: str) -> None:
-        """Rebuild the dead host's tables on the surviving hosts from the ledger (exact refunds)."""
+    def _hosts_died(self, state: _Run, dead: list[str]) -> None:
+        """Rebuild dead hosts' tables on the surviving hosts from the ledger (exact refunds).
+
+        Several hosts go at once when a node is lost, and one chosen to rebuild on may turn out to
+        be dead as well (on the same node, not yet noticed): its tables, those it was given
+        included, are then rebuilt again on the others.
+        """
         ray = self._ray
-        state.hosts.pop(host_id, None)
-        state.host_info.pop(host_id, None)
-        tables = ray.get(self.registry.mark_dead.remote(host_id))
-        if not state.hosts:
-            raise RuntimeError("every table host died: nothing left to rebuild the tables on")
-        survivors = sorted(state.hosts)
-        plans: dict[str, list[Any]] = {h: [] for h in survivors}
-        for k, table_id in enumerate(tables):
-            target = survivors[k % len(survivors)]
-            ray.get(self.registry.move.remote(table_id, target))
-            plans[target].append(ray.get(self.registry.plan.remote(table_id)))
-        voided = sum(ray.get([state.hosts[h].restore_tables.remote(p) for h, p in plans.items() if p]))
-        state.hands_voided_by_faults += voided
-        for _ in range(voided):
-            state.stats.hand_voided()
-        state.recoveries.append({
-            "host": host_id, "at_s": round(time.time() - state.start, 1), "tables": len(tables), "voided": voided,
-        })
+        pending = list(dead)
+        while pending:
+            tables: list[tuple[str, str]] = []
+            for host_id in pending:
+                handle = state.hosts.pop(host_id, None)
+                if handle is not None:
+                    self._end(handle)
+                state.host_info.pop(host_id, None)
+                tables += [(host_id, t) for t in ray.get(self.registry.mark_dead.remote(host_id))]
+            if not state.hosts:
+                raise RuntimeError("every table host died: nothing left to rebuild the tables on")
+            survivors = sorted(state.hosts)
+            plans: dict[str, list[Any]] = {h: [] for h in survivors}
+            origin: dict[str, list[str]] = {h: [] for h in survivors}
+            for k, (host_id, table_id) in enumerate(tables):
+                target = survivors[k % len(survivors)]
+                ray.get(self.registry.move.remote(table_id, target))
+                plans[target].append(ray.get(self.registry.plan.remote(table_id)))
+                origin[target].append(host_id)
+            refs = {h: state.hosts[h].restore_tables.remote(p) for h, p in plans.items() if p}
+            voided_from = dict.fromkeys(pending, 0)
+            pending = []
+            for target, ref in refs.items():
+                try:
+                    ray.get(ref)
+                except ray.exceptions.RayActorError:
+                    pending.append(target)  # dead too: these tables move again with its own
+                    continue
+                for plan, host_id in zip(plans[target], origin[target], strict=True):
+                    voided_from[host_id] += plan.hand_voided
+            now = round(time.time() - state.start, 1)
+            for host_id, voided in voided_from.items():
+                state.hands_voided_by_faults += voided
+                for _ in range(voided):
+                    state.stats.hand_voided()
+                moved = sum(1 for h, _ in tables if h == host_id)
+                state.recoveries.append({"host": host_id, "at_s": now, "tables": moved, "voided": voided})
         self._write_targets(state)
 
     def _fleet_died(self, state: _Run, fleet_id: str) -> None:
         """A dead fleet's players keep their seats and chips; a new fleet plays those seats again
         with the tokens the ledger holds (a seat whose player never sat down is free again)."""
         ray = self._ray
-        state.fleets.pop(fleet_id, None)
+        handle = state.fleets.pop(fleet_id, None)
+        if handle is not None:
+            self._end(handle)
         state.fleet_info.pop(fleet_id, None)
         state.online.pop(fleet_id, None)
-        replacement = self._start_fleet(state)
+        if state.finishing:
+            return
+        lost_node = state.placements.get(fleet_id)
+        replacement = self._start_fleet(state, frozenset({lost_node} if lost_node else ()))
         self._write_targets(state)
         orphans = [(key, player) for key, (owner, player) in state.seated.items() if owner == fleet_id]
         tokens = ray.get([self.registry.seat_token.remote(t, s, p) for (t, s), p in orphans])
@@ -400,7 +526,10 @@ class LoadTest:
                 seed=state.rng.randrange(1 << 30), seat_token=token,
             ))
         if assignments:
-            state.online[replacement] += ray.get(state.fleets[replacement].add.remote(assignments))
+            try:
+                state.online[replacement] += ray.get(state.fleets[replacement].add.remote(assignments))
+            except ray.exceptions.RayActorError:
+                self._fleet_died(state, replacement)
 
     def _write_targets(self, state: _Run) -> None:
         from .prometheus import write_targets
@@ -415,14 +544,38 @@ class LoadTest:
     def _finish(self, state: _Run) -> tuple[dict[str, Any], dict[str, Path]]:
         ray = self._ray
         duration = time.time() - state.start
-        ray.get([f.stop_all.remote() for f in state.fleets.values()])
+        state.finishing = True
+        self._collect(state)  # everything up to the end of the load
+        self._check_hosts(state)
+        hands_by_game: dict[str, int] = {}
+        for counts in state.host_hands.values():
+            for game, hands in counts.items():
+                hands_by_game[game] = hands_by_game.get(game, 0) + hands
+        # The wind-down (bots playing out their hands, then standing up) is counted apart: hands
+        # and actions after the end must not swell the rates measured over the load's duration.
+        # Its errors (a bot that could not stand up, say) still count with the run's.
+        load, state.stats = state.stats, RunStats()
+        wind_down_started = time.time()
+        for ref in [f.stop_all.remote() for f in state.fleets.values()]:
+            with contextlib.suppress(ray.exceptions.RayActorError):  # its players stay seated
+                ray.get(ref)
         self._collect(state)
-        drained = ray.get([h.drain.remote(0.0) for h in state.hosts.values()])
+        self._check_hosts(state)
+        drained = []
+        for ref in [h.drain.remote(0.0) for h in state.hosts.values()]:
+            with contextlib.suppress(ray.exceptions.RayActorError):  # the ledger refunds its hands
+                drained.append(ray.get(ref))
+        wind_down, state.stats = state.stats, load
+        for second, counts in wind_down.series.items():
+            for kind, count in counts.errors.items():
+                for _ in range(count):
+                    load.error(kind, float(second))
+        for _ in range(wind_down.hands_voided):
+            load.hand_voided()
         chips = ray.get(self.registry.chips.remote())
         summary = build_summary(
             state.stats,
-            bots=self.scenario.peak_bots if self.scenario.open_model else max(state.bots_online_series.values(),
-                                                                              default=0),
+            bots=max(state.bots_online_series.values(), default=0),
             duration_s=round(duration, 2),
             chips_start=chips.bought,
             chips_end=chips.on_tables + chips.cashed_out,
@@ -434,9 +587,19 @@ class LoadTest:
         summary["kinds_acted"] = sorted(state.kinds_acted)
         summary["hands_voided_by_faults"] = state.hands_voided_by_faults
         summary["hands_voided_at_end"] = sum(v for _, v in drained)
+        summary["wind_down"] = {
+            "seconds": round(time.time() - wind_down_started, 2),
+            "hands": wind_down.hands,
+            "actions": wind_down.actions,
+            "errors": wind_down.errors,
+        }
         summary["recoveries"] = state.recoveries
         summary["chips_bought_by_bots"] = sum(state.bought.values())
         summary["nodes"] = len({i["node_id"] for i in state.host_info.values()})
+        summary["hands_by_game"] = dict(sorted(hands_by_game.items()))
+        summary["placements"] = dict(sorted(state.placements.items()))
+        summary["registry_node"] = self.registry_node
+        summary["protocol_violation_samples"] = [v for f in sorted(state.violations) for v in state.violations[f]][:50]
         files = write_report(self.out_dir, summary, state.stats, bots_online=state.bots_online_series,
                              title=f"tablestorm load: {self.scenario.name}")
         (self.out_dir / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")

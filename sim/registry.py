@@ -33,6 +33,8 @@ class RecoveryPlan:
     last: LedgerEntry
     hand_voided: bool
     """The last entry was a hand start: that hand was running and is refunded by these stacks."""
+    incarnation: int = 0
+    """How many times the table has been rebuilt, this time included (0: never moved)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,10 @@ class _Table:
     seed: int | None
     host_id: str
     last: LedgerEntry
+    incarnation: int = 0
+    """Rebuilds so far (each on another host, after its host died)."""
+    restoring: bool = False
+    """Moved to ``host_id`` and not rebuilt there yet: nobody is sent to it until it is."""
 
     @property
     def open(self) -> bool:
@@ -75,13 +81,18 @@ class Registry:
     def where(self, table_id: str) -> str | None:
         """The endpoint now serving ``table_id`` (None while it has no live host)."""
         table = self._tables.get(table_id)
-        if table is None:
+        if table is None or table.restoring:
             return None
         host = self.hosts.get(table.host_id)
         return host.endpoint if host is not None and host.alive else None
 
     def move(self, table_id: str, host_id: str) -> None:
-        self._tables[table_id].host_id = host_id
+        """Hand a dead host's table to ``host_id`` to rebuild; :meth:`where` answers None until the
+        new host has recorded the rebuilt seats (before that its seat tokens are not valid there)."""
+        table = self._tables[table_id]
+        table.host_id = host_id
+        table.incarnation += 1
+        table.restoring = True
 
     def tables(self) -> dict[str, str]:
         """Every open table and the host holding it."""
@@ -93,14 +104,20 @@ class Registry:
         """Store a host's entries, in the order it wrote them."""
         for entry in entries:
             table = self._tables.get(entry.table_id)
-            if entry.kind == "created":
-                self._tables[entry.table_id] = _Table(entry.options, entry.seed, host_id, entry)
-            elif table is not None and table.host_id == host_id:
-                table.last = entry  # a dead host's late writes never overwrite its successor's
+            if table is None or not table.open:
+                if entry.kind == "created":  # a new table (or one opened again under a closed one's id)
+                    self._tables[entry.table_id] = _Table(entry.options, entry.seed, host_id, entry)
+            elif table.host_id == host_id and entry.kind != "created":
+                # A dead host's late writes never overwrite its successor's; and the successor's
+                # "created" (a rebuild starting) keeps the entry it rebuilds from until its seats come.
+                table.last = entry
+                table.restoring = False
 
     def plan(self, table_id: str) -> RecoveryPlan:
         table = self._tables[table_id]
-        return RecoveryPlan(table.options, table.seed, table.last, table.last.kind == "hand_started")
+        return RecoveryPlan(
+            table.options, table.seed, table.last, table.last.kind == "hand_started", table.incarnation
+        )
 
     def seat_token(self, table_id: str, seat: int, player_id: str) -> str | None:
         """The token of ``player_id`` at ``seat`` by the ledger (None if they are not seated there)."""

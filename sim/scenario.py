@@ -20,6 +20,8 @@ import yaml
 
 from services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, variant_named
 
+from .thresholds import parse as parse_threshold
+
 BOT_KINDS = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky", "strength")
 """random-legal, calling station, maniac (hits raise caps), short-stack shover (side pots),
 sleeper (lets the clock run: CLOCK-2), flaky (drops and resumes its stream), hand-strength."""
@@ -118,7 +120,7 @@ class Scenario:
     def peak_bots(self) -> int:
         if self.open_model:
             return math.ceil(self.arrival_rate * self.session.mean * 1.5) + 8
-        return max([self.bots, *(s.bots for s in self.stages)])
+        return max(s.bots for s in self.stages) if self.stages else self.bots
 
     def bot_kinds(self, count: int, rng: random.Random) -> list[str]:
         """``count`` bot kinds in the mix's proportions (largest remainders, then shuffled)."""
@@ -186,12 +188,21 @@ def _game(value: Any, path: str) -> GameSpec:
         raise ScenarioError(
             f"{path}.structure: unknown structure {structure_name!r} (known: {known})"
         ) from None
+    variant = VARIANTS[game]
+    if structure not in variant.structures:
+        offered = ", ".join(sorted(s.value for s in variant.structures))
+        raise ScenarioError(f"{path}.structure: {variant.name} is played {offered}, not {structure.value}")
+    seats = _number(spec.get("seats", 0), f"{path}.seats", integer=True)
+    if seats and not 2 <= seats <= variant.max_players:
+        raise ScenarioError(
+            f"{path}.seats: {variant.name} seats 2 to {variant.max_players} players (0: the most), got {seats}"
+        )
     result = GameSpec(
         game=game,
         weight=_number(spec.get("weight", 1.0), f"{path}.weight"),
         structure=structure,
         small_bet=_number(spec.get("small_bet", 10), f"{path}.small_bet", minimum=2, integer=True),
-        seats=_number(spec.get("seats", 0), f"{path}.seats", integer=True),
+        seats=seats,
         buy_in_big_bets=_number(spec.get("buy_in_big_bets", 0), f"{path}.buy_in_big_bets", integer=True),
     )
     try:
@@ -216,6 +227,8 @@ def from_mapping(data: Any, source: str = "scenario") -> Scenario:
         if not isinstance(games, list) or not games:
             raise ScenarioError(f"{source}.games: expected a non-empty list")
         s = replace(s, games=tuple(_game(g, f"{source}.games[{i}]") for i, g in enumerate(games)))
+        if not any(g.weight > 0 for g in s.games):
+            raise ScenarioError(f"{source}.games: at least one game needs a positive weight")
     mix = _mapping(spec.get("bot_mix"), f"{source}.bot_mix", set(BOT_KINDS))
     if mix:
         weights = {k: _number(v, f"{source}.bot_mix.{k}") for k, v in mix.items()}
@@ -235,10 +248,18 @@ def from_mapping(data: Any, source: str = "scenario") -> Scenario:
     thresholds = spec.get("thresholds") or []
     if not isinstance(thresholds, list) or not all(isinstance(t, str) for t in thresholds):
         raise ScenarioError(f"{source}.thresholds: expected a list of strings like 'p99_ms<100'")
+    for i, expression in enumerate(thresholds):
+        try:
+            parse_threshold(expression)
+        except ValueError as exc:
+            raise ScenarioError(f"{source}.thresholds[{i}]: {exc}") from None
+    name = spec.get("name", s.name)
+    if not isinstance(name, str | int | float) or isinstance(name, bool):
+        raise ScenarioError(f"{source}.name: expected a string, got {name!r}")
     seed = spec.get("seed")
     s = replace(
         s,
-        name=str(spec.get("name", s.name)),
+        name=str(name),
         duration_s=_number(spec.get("duration_s", s.duration_s), f"{source}.duration_s", minimum=1),
         clock_seconds=_number(
             spec.get("clock_seconds", s.clock_seconds), f"{source}.clock_seconds", minimum=0.05
@@ -257,6 +278,9 @@ def from_mapping(data: Any, source: str = "scenario") -> Scenario:
         raise ScenarioError(
             f"{source}.stages: a scenario uses stages (closed model) or arrival_rate (open), not both"
         )
+    if not s.open_model and s.peak_bots < 1:
+        field_name = "stages" if s.stages else "bots"
+        raise ScenarioError(f"{source}.{field_name}: a run needs at least one bot at some point")
     return s
 
 
