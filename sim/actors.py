@@ -25,9 +25,6 @@ from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
 from .registry import BatchingLedger, RecoveryPlan, Registry
 
-SEQ_EPOCH_BITS = 40
-"""A rebuilt table's events start at ``incarnation << 40``: past any number its earlier lives used."""
-
 
 @ray.remote(num_cpus=0)
 class RegistryActor(Registry):
@@ -89,23 +86,11 @@ class TableHostActor:
         return len(specs)
 
     async def restore_tables(self, plans: list[RecoveryPlan]) -> int:
-        """Rebuild a dead host's tables here from the ledger; returns how many hands that voided.
-
-        As :meth:`TableHost.restore_table`, except that each rebuilt table numbers its events from
-        ``incarnation << SEQ_EPOCH_BITS`` on. Event numbers belong to one incarnation of a table: a
-        bot resuming after an event of the dead host's must be told of a gap (and rejoin), not be
-        served this table's own events that happen to carry the numbers it asked for.
-        """
+        """Rebuild a dead host's tables here from the ledger; returns how many hands that voided."""
         host = self._host()
         for plan in plans:
             options = pb.TableOptions.FromString(plan.options)
-            request = pb.CreateTableRequest(table_id=plan.last.table_id, options=options)
-            if plan.seed is not None:
-                request.seed = plan.seed
-            live = await host.open_table(request)
-            live.log.last_seq = plan.incarnation << SEQ_EPOCH_BITS
-            live.restore(plan.last)
-            await live.persist_seats()
+            await host.restore_table(options, plan.seed, plan.last, plan.incarnation)
         return sum(plan.hand_voided for plan in plans)
 
     async def chips(self) -> dict[str, int]:

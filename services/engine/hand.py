@@ -548,14 +548,13 @@ class Hand:
 
     def _aggress(self, i: int, kind: ActionKind, to: int) -> None:
         if self._bring_in_pending:
-            if kind is not COMPLETE or len(self._bring_in_options(i)) < 2:
-                raise IllegalAction(self._cannot(i, kind.value))
-            legal = self._bring_in_options(i)[1]
+            options = self._bring_in_options(i)
+            found = options[1] if kind is COMPLETE and len(options) == 2 else None
         else:
             found = self._aggression(i)
-            if found is None:
-                raise IllegalAction(self._cannot(i, kind.value))
-            legal = found
+        if found is None:
+            raise IllegalAction(self._cannot(i, kind.value))
+        legal = found
         if kind is not legal.kind:
             raise IllegalAction(
                 f"player {i} cannot {kind.value} here; the aggressive action is {legal.kind.value}"

@@ -119,13 +119,15 @@ class TableHost:
         options: pb.TableOptions,
         seed: int | None,
         last: LedgerEntry,
+        incarnation: int,
     ) -> LiveTable:
-        """Rebuild a table another (dead) server held, from its last ledger entry."""
+        """Rebuild a table another (dead) server held, from its last ledger entry (see
+        :meth:`LiveTable.restore` for ``incarnation``)."""
         request = pb.CreateTableRequest(table_id=last.table_id, options=options)
         if seed is not None:
             request.seed = seed
         live = await self.open_table(request)
-        live.restore(last)
+        live.restore(last, incarnation)
         await live.persist_seats()
         return live
 

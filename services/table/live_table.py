@@ -55,6 +55,10 @@ class SeatSession:
         self.results: OrderedDict[str, pb.ActResult] = OrderedDict()
 
 
+SEQ_EPOCH_BITS = 40
+"""A rebuilt table's events start at ``incarnation << 40``: past any number its earlier lives used."""
+
+
 class LiveTable:
     def __init__(
         self,
@@ -451,8 +455,14 @@ class LiveTable:
         if self._ledger is not None:
             await self._ledger.record(self.ledger_entry("seats", self.table.hand_number))
 
-    def restore(self, entry: LedgerEntry) -> None:
-        """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid."""
+    def restore(self, entry: LedgerEntry, incarnation: int) -> None:
+        """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid.
+
+        Event numbers belong to one incarnation of a table: this one numbers its events from
+        ``incarnation << SEQ_EPOCH_BITS`` on, so a client resuming after an event of a dead
+        incarnation is told of a gap instead of being served other events under those numbers.
+        """
+        self.log.last_seq = incarnation << SEQ_EPOCH_BITS
         self.table.hand_number = entry.hand_number
         self.bought, self.cashed_out = entry.bought, entry.cashed_out
         seats = entry.seats
