@@ -17,6 +17,9 @@ from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
 COMPILED = [
+    "services/engine/record.py",
+    "services/engine/actions.py",
+    "services/engine/events.py",
     "services/engine/hand.py",
     "services/engine/pots.py",
     "services/engine/deck.py",

@@ -4,7 +4,7 @@ No I/O, clocks, threads, gRPC or Ray here: the services and simulations own thos
 this package through :class:`Hand` (one hand) and :class:`CashTable` (seats across hands).
 """
 
-from . import _compiled, deck, evaluation, hand, pots, shuffle
+from . import _compiled, actions, deck, evaluation, events, hand, pots, record, shuffle
 from .actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
 from .cards import Card, card_str, cards_str, parse_card, parse_cards
 from .deck import Deck, ScriptedDeck
@@ -23,7 +23,7 @@ from .variants import (
     variant_named,
 )
 
-_compiled.check(hand, pots, deck, shuffle, evaluation)
+_compiled.check(record, actions, events, hand, pots, deck, shuffle, evaluation)
 
 __all__ = [
     "FIVE_CARD_STUD",

@@ -8,9 +8,12 @@ mean "my bet on this street becomes that many chips" (PHH's ``cbr`` convention).
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from typing import Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from .cards import Card, cards_str
+from .record import Record
 
 
 class ActionKind(enum.Enum):
@@ -42,7 +45,7 @@ class Action(NamedTuple):
         return str(self.kind.value)
 
 
-class LegalAction(NamedTuple):
+class LegalAction(Record):
     """One legal kind with its bounds.
 
     For money actions ``min``/``max`` are street totals: in fixed limit only the two ends are
@@ -51,11 +54,15 @@ class LegalAction(NamedTuple):
     For ``CALL`` both are the street total after calling (all-in for less when the stack is short).
     """
 
-    kind: ActionKind
-    min: int = 0
-    max: int = 0
+    __match_args__ = ("kind", "min", "max")
+
+    def __init__(self, kind: ActionKind, min: int = 0, max: int = 0) -> None:
+        self.kind: Final = kind
+        self.min: Final = min
+        self.max: Final = max
 
 
+@mypyc_attr(native_class=False)  # an exception class stays a Python class in the compiled build
 class IllegalAction(ValueError):
     """Raised by ``Hand.apply`` for an action the rules forbid; the hand is left untouched."""
 

@@ -1,127 +1,179 @@
 """The append-only record of a hand: what a table service streams, a history keeps, PHH exports.
 
-Events are immutable tuples. Visibility is a property of the data, not of the event class:
-``CardsDealt.down`` and ``Drew.drawn``/``Drew.discarded`` belong to their player only until a
-``HandShown`` reveals them; everything else is public. ``services.engine.visibility`` filters a
-stream for one seat.
+Events are immutable values (see :mod:`.record`). Visibility is a property of the data, not of
+the event class: ``CardsDealt.down`` and ``Drew.drawn``/``Drew.discarded`` belong to their player
+only until a ``HandShown`` reveals them; everything else is public. ``services.engine.visibility``
+filters a stream for one seat.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final
 
 from .actions import ActionKind, TimeoutOutcome
 from .cards import Card
+from .record import Record
 
 
-class HandStarted(NamedTuple):
-    stacks: tuple[int, ...]
-    button: int
-    """Player index of the dealer button (draw game); -1 in stud, where cards start at seat 1."""
-    deck_size: int
+class HandStarted(Record):
+    __match_args__ = ("stacks", "button", "deck_size")
+
+    def __init__(self, stacks: tuple[int, ...], button: int, deck_size: int) -> None:
+        self.stacks: Final = stacks
+        self.button: Final = button
+        """Player index of the dealer button (draw game); -1 in stud, where cards start at seat 1."""
+        self.deck_size: Final = deck_size
 
 
-class ForcedBet(NamedTuple):
-    player: int
-    kind: str
-    """``"ante"``, ``"small_blind"``, ``"big_blind"`` or ``"dead_small_blind"``."""
-    amount: int
-    live: bool
-    """Live money counts as the player's bet on the street; dead money only feeds the pot."""
+class ForcedBet(Record):
+    __match_args__ = ("player", "kind", "amount", "live")
+
+    def __init__(self, player: int, kind: str, amount: int, live: bool) -> None:
+        self.player: Final = player
+        self.kind: Final = kind
+        """``"ante"``, ``"small_blind"``, ``"big_blind"`` or ``"dead_small_blind"``."""
+        self.amount: Final = amount
+        self.live: Final = live
+        """Live money counts as the player's bet on the street; dead money only feeds the pot."""
 
 
-class CardsDealt(NamedTuple):
-    player: int
-    street: int
-    down: tuple[Card, ...]
-    up: tuple[Card, ...]
+class CardsDealt(Record):
+    __match_args__ = ("player", "street", "down", "up")
+
+    def __init__(self, player: int, street: int, down: tuple[Card, ...], up: tuple[Card, ...]) -> None:
+        self.player: Final = player
+        self.street: Final = street
+        self.down: Final = down
+        self.up: Final = up
 
 
-class CommunityCard(NamedTuple):
+class CommunityCard(Record):
     """STUD-7: the stub cannot give every player a last card, so one card serves them all."""
 
-    street: int
-    card: Card
+    __match_args__ = ("street", "card")
+
+    def __init__(self, street: int, card: Card) -> None:
+        self.street: Final = street
+        self.card: Final = card
 
 
-class Reshuffled(NamedTuple):
+class Reshuffled(Record):
     """Burns (STUD-7) or the earlier players' discards (DRAW-4) shuffled into a new stub."""
 
-    street: int
-    cards: int
+    __match_args__ = ("street", "cards")
+
+    def __init__(self, street: int, cards: int) -> None:
+        self.street: Final = street
+        self.cards: Final = cards
 
 
-class RoundStarted(NamedTuple):
-    street: int
-    first: int
-    """The first player to act (-1 when nobody can bet and the cards just run out)."""
+class RoundStarted(Record):
+    __match_args__ = ("street", "first")
+
+    def __init__(self, street: int, first: int) -> None:
+        self.street: Final = street
+        self.first: Final = first
+        """The first player to act (-1 when nobody can bet and the cards just run out)."""
 
 
-class Acted(NamedTuple):
-    player: int
-    kind: ActionKind
-    to: int
-    """The player's street total after the action."""
-    added: int
-    all_in: bool
+class Acted(Record):
+    __match_args__ = ("player", "kind", "to", "added", "all_in")
+
+    def __init__(self, player: int, kind: ActionKind, to: int, added: int, all_in: bool) -> None:
+        self.player: Final = player
+        self.kind: Final = kind
+        self.to: Final = to
+        """The player's street total after the action."""
+        self.added: Final = added
+        self.all_in: Final = all_in
 
 
-class TimedOut(NamedTuple):
-    player: int
-    outcome: TimeoutOutcome
+class TimedOut(Record):
+    __match_args__ = ("player", "outcome")
+
+    def __init__(self, player: int, outcome: TimeoutOutcome) -> None:
+        self.player: Final = player
+        self.outcome: Final = outcome
 
 
-class Drew(NamedTuple):
-    player: int
-    discarded: tuple[Card, ...]
-    drawn: tuple[Card, ...]
+class Drew(Record):
+    __match_args__ = ("player", "discarded", "drawn")
+
+    def __init__(self, player: int, discarded: tuple[Card, ...], drawn: tuple[Card, ...]) -> None:
+        self.player: Final = player
+        self.discarded: Final = discarded
+        self.drawn: Final = drawn
 
 
-class CapReached(NamedTuple):
-    street: int
+class CapReached(Record):
+    __match_args__ = ("street",)
+
+    def __init__(self, street: int) -> None:
+        self.street: Final = street
 
 
-class BetReturned(NamedTuple):
+class BetReturned(Record):
     """BET-6: the part of a bet nobody called goes back to its owner."""
 
-    player: int
-    amount: int
+    __match_args__ = ("player", "amount")
+
+    def __init__(self, player: int, amount: int) -> None:
+        self.player: Final = player
+        self.amount: Final = amount
 
 
-class Pot(NamedTuple):
-    amount: int
-    eligible: tuple[int, ...]
+class Pot(Record):
+    __match_args__ = ("amount", "eligible")
+
+    def __init__(self, amount: int, eligible: tuple[int, ...]) -> None:
+        self.amount: Final = amount
+        self.eligible: Final = eligible
 
 
-class PotsFormed(NamedTuple):
-    street: int
-    pots: tuple[Pot, ...]
+class PotsFormed(Record):
+    __match_args__ = ("street", "pots")
+
+    def __init__(self, street: int, pots: tuple[Pot, ...]) -> None:
+        self.street: Final = street
+        self.pots: Final = pots
 
 
-class HandShown(NamedTuple):
-    player: int
-    cards: tuple[Card, ...]
-    high: int
-    """Strength under the hand's high ranking (``Hand.deck_rule.high``); higher is better."""
-    low: int
-    """8-or-better low strength, 0 (``NO_LOW``) when none or not a split game."""
+class HandShown(Record):
+    __match_args__ = ("player", "cards", "high", "low")
+
+    def __init__(self, player: int, cards: tuple[Card, ...], high: int, low: int) -> None:
+        self.player: Final = player
+        self.cards: Final = cards
+        self.high: Final = high
+        """Strength under the hand's high ranking (``Hand.deck_rule.high``); higher is better."""
+        self.low: Final = low
+        """8-or-better low strength, 0 (``NO_LOW``) when none or not a split game."""
 
 
-class HandMucked(NamedTuple):
-    player: int
+class HandMucked(Record):
+    __match_args__ = ("player",)
+
+    def __init__(self, player: int) -> None:
+        self.player: Final = player
 
 
-class PotAwarded(NamedTuple):
-    pot: int
-    player: int
-    amount: int
-    share: str
-    """``"whole"``, ``"high"`` or ``"low"`` (STUD-8)."""
+class PotAwarded(Record):
+    __match_args__ = ("pot", "player", "amount", "share")
+
+    def __init__(self, pot: int, player: int, amount: int, share: str) -> None:
+        self.pot: Final = pot
+        self.player: Final = player
+        self.amount: Final = amount
+        self.share: Final = share
+        """``"whole"``, ``"high"`` or ``"low"`` (STUD-8)."""
 
 
-class HandEnded(NamedTuple):
-    stacks: tuple[int, ...]
-    showdown: bool
+class HandEnded(Record):
+    __match_args__ = ("stacks", "showdown")
+
+    def __init__(self, stacks: tuple[int, ...], showdown: bool) -> None:
+        self.stacks: Final = stacks
+        self.showdown: Final = showdown
 
 
 Event = (

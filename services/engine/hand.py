@@ -64,10 +64,6 @@ DRAW: Final = ActionKind.DRAW
 TIMEOUT: Final = ActionKind.TIMEOUT
 
 
-_new: Final = tuple.__new__
-"""``_new(Event, (fields...))`` builds a NamedTuple without its Python-level ``__new__``: half the
-cost, and the hot path builds one per action."""
-
 _CHECK: Final = LegalAction(CHECK)
 _FOLD: Final = LegalAction(FOLD)
 
@@ -185,12 +181,12 @@ class Hand:
         if self._stud:
             if stakes.ante:
                 for i in range(n):
-                    self._post(ForcedBet(i, "ante", stakes.ante, False))
+                    self._post(i, "ante", stakes.ante, False)
         else:
             for post in blinds if blinds is not None else default_blinds(options, n, button):
                 if not 0 <= post.player < n:
                     raise ValueError(f"blind poster {post.player} is not a player of this hand")
-                self._post(ForcedBet(post.player, post.kind, post.amount, post.live))
+                self._post(post.player, post.kind, post.amount, post.live)
         self._start_street(0)
 
     # ----------------------------------------------------------------- public surface
@@ -252,8 +248,8 @@ class Hand:
         reach = bet + self.stacks[i]
         to = current if current < reach else reach
         if aggression is None:
-            return (_FOLD, _new(LegalAction, (CALL, to, to)))
-        return (_FOLD, _new(LegalAction, (CALL, to, to)), aggression)
+            return (_FOLD, LegalAction(CALL, to, to))
+        return (_FOLD, LegalAction(CALL, to, to), aggression)
 
     def apply(self, action: Action) -> None:
         """Apply ``action`` for :attr:`actor`, or raise IllegalAction leaving the hand unchanged."""
@@ -284,7 +280,7 @@ class Hand:
             if self.bets[i] != self._current or self._bring_in_pending:
                 raise IllegalAction(self._cannot(i, "check"))
             self._acted[i] = self._epoch
-            self.events.append(_new(Acted, (i, CHECK, self.bets[i], 0, False)))
+            self.events.append(Acted(i, CHECK, self.bets[i], 0, False))
             self._advance(i)
         elif kind is FOLD:
             if self.bets[i] == self._current or self._bring_in_pending:
@@ -306,22 +302,21 @@ class Hand:
 
     # ----------------------------------------------------------------- forced bets and dealing
 
-    def _post(self, bet: ForcedBet) -> None:
-        i = bet.player
-        amount = min(bet.amount, self.stacks[i])
+    def _post(self, i: int, kind: str, amount: int, live: bool) -> None:
+        amount = min(amount, self.stacks[i])
         if amount <= 0:
             return
         self.stacks[i] -= amount
-        if bet.kind == "dead_small_blind":
+        if kind == "dead_small_blind":
             self.dead += amount  # DRAW-6: into the pot, not counting as a bet
         else:
             self.committed[i] += amount
-        if bet.live:
+        if live:
             self.bets[i] += amount
         if self.stacks[i] == 0 and self.status[i] == ACTIVE:
             self.status[i] = ALL_IN
             self._active -= 1
-        self.events.append(bet._replace(amount=amount))
+        self.events.append(ForcedBet(i, kind, amount, live))
 
     def _start_street(self, street: int) -> None:
         self._street = street
@@ -353,7 +348,7 @@ class Hand:
                     for card in up:
                         key += BOARD_KEY[card]
                     self._board[i] = key
-                events.append(_new(CardsDealt, (i, street, down, up)))
+                events.append(CardsDealt(i, street, down, up))
         self._begin_betting()
 
     def _refill(self, street: int, needed: int) -> bool:
@@ -428,7 +423,11 @@ class Hand:
         When that player is all-in on the ante, the next player clockwise who can act brings in
         instead (the room rule; RULES.md is silent) — and -1 when nobody can act.
         """
-        lowest = min(self._order, key=lambda i: self.up[i][0])
+        up = self.up
+        lowest = 0
+        for i in range(1, self.n):
+            if up[i][0] < up[lowest][0]:
+                lowest = i
         status = self.status
         for i in (lowest, *self._rotation[lowest]):
             if status[i] == ACTIVE:
@@ -535,7 +534,7 @@ class Hand:
             high = reach
         if reach < low:
             low = reach
-        return _new(LegalAction, (kind, low, high))
+        return LegalAction(kind, low, high)
 
     def _someone_can_call(self, i: int) -> bool:
         """Whether another player who can still act could put in more than the current bet."""
@@ -595,7 +594,7 @@ class Hand:
             self.voluntary[i] = True
         self._bring_in_pending = False
         self._acted[i] = self._epoch
-        self.events.append(_new(Acted, (i, kind, to, added, all_in)))
+        self.events.append(Acted(i, kind, to, added, all_in))
         if capped:
             self.events.append(CapReached(self._street))  # BET-2: after the bet that reached it
         self._advance(i)

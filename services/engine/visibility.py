@@ -23,9 +23,9 @@ def view(event: Event, player: int | None) -> Event:
     """``event`` as player index ``player`` (``None`` for a spectator) may see it."""
     if type(event) is CardsDealt:
         if event.player != player and event.down:
-            return event._replace(down=_hidden(len(event.down)))
+            return CardsDealt(event.player, event.street, _hidden(len(event.down)), event.up)
     elif type(event) is Drew and event.player != player:
-        return event._replace(discarded=_hidden(len(event.discarded)), drawn=_hidden(len(event.drawn)))
+        return Drew(event.player, _hidden(len(event.discarded)), _hidden(len(event.drawn)))
     return event
 
 
