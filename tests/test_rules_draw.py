@@ -146,7 +146,7 @@ def test_deal_clockwise_from_the_buttons_left() -> None:  # DRAW-3
     h = draw_hand(DRAW3, button=1)
     assert [e.player for e in events_of(h, CardsDealt)] == [2, 0, 1]
     assert all(len(e.down) == 5 and e.up == () for e in events_of(h, CardsDealt))
-    assert h.down[2] == parse_cards(DRAW3[2])
+    assert list(h.down[2]) == parse_cards(DRAW3[2])
 
 
 def test_first_to_act_may_only_fold_call_or_raise() -> None:  # DRAW-3
@@ -214,7 +214,7 @@ def test_draw_order_and_cards() -> None:  # DRAW-4
     with pytest.raises(IllegalAction):
         h.apply(Action(ActionKind.CHECK))
     play(h, "0 draw Ks")
-    assert h.down[0] == parse_cards("7c 8c 9d Jh Kd")
+    assert list(h.down[0]) == parse_cards("7c 8c 9d Jh Kd")
     assert h.actor == 1  # the second round
     assert h.deck.discards == parse_cards("7d 8d Ks")
     assert len(h.deck.burns) == 1

@@ -98,8 +98,8 @@ def test_seven_card_stud_streets() -> None:  # STUD-2
     shapes = [(e.street, len(e.down), len(e.up)) for e in events_of(h, CardsDealt) if e.player == 0]
     assert shapes == [(0, 2, 1), (1, 0, 1), (2, 0, 1), (3, 0, 1), (4, 1, 0)]
     assert [e.street for e in events_of(h, RoundStarted)] == [0, 1, 2, 3, 4]
-    assert h.down[0] == parse_cards("As Ad Jc")
-    assert h.up[0] == parse_cards("7c 8c 9c Tc")
+    assert list(h.down[0]) == parse_cards("As Ad Jc")
+    assert list(h.up[0]) == parse_cards("7c 8c 9c Tc")
     shown = events_of(h, HandShown)
     assert all(len(e.cards) == 7 for e in shown)
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import combinations, combinations_with_replacement
 from operator import eq
+from typing import Final
 
 from .cards import ACE, EIGHT, RANK_NAMES, RANK_PLURALS, SEVEN, SIX, TWO, Card
 
@@ -474,4 +475,7 @@ def _board_table() -> tuple[tuple[int, ...], dict[int, int]]:
     return keys, by_key
 
 
-BOARD_KEY, BOARD_BY_KEY = _board_table()
+_BOARD_TABLE = _board_table()
+BOARD_KEY: Final = _BOARD_TABLE[0]
+BOARD_BY_KEY: Final = _BOARD_TABLE[1]
+"""Final: the compiled hand reads both once per up card and per player a street."""

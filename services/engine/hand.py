@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from .actions import AGGRESSIVE, Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
+from .actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
 from .cards import Card, card_str
 from .deck import Deck
 from .evaluation import BOARD_BY_KEY, BOARD_KEY, NO_LOW
@@ -64,6 +64,9 @@ DRAW: Final = ActionKind.DRAW
 TIMEOUT: Final = ActionKind.TIMEOUT
 
 
+_SINGLE: Final = tuple((card,) for card in range(52))
+"""One shared 1-tuple per card: most streets deal a single card, and a hand keeps every street's."""
+
 _CHECK: Final = LegalAction(CHECK)
 _FOLD: Final = LegalAction(FOLD)
 
@@ -99,12 +102,12 @@ def default_blinds(options: TableOptions, players: int, button: int) -> list[Bli
 
 class Hand:
     __slots__ = (
-        "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_board", "_bring_in",
-        "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first",
-        "_fixed", "_full_level", "_heads_up_uncapped", "_high", "_last_aggressor", "_last_inc", "_live",
-        "_low", "_open_pair", "_order", "_pot_limit", "_rotation", "_small_unit", "_street", "_streets",
-        "_stud", "_uncapped", "_unit", "actor", "bets", "button", "committed", "dead", "deck", "deck_rule",
-        "down", "events", "n", "options", "phase", "stacks", "starting_stacks", "status", "up", "voluntary",
+        "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_bring_in",
+        "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first", "_fixed",
+        "_full_level", "_heads_up_uncapped", "_high", "_last_aggressor", "_last_inc", "_live", "_low",
+        "_open_pair", "_open_pair_option", "_order", "_pot_limit", "_rotation", "_small_unit", "_street",
+        "_streets", "_stud", "_uncapped", "_unit", "_voluntary", "actor", "bets", "button", "committed", "dead",
+        "deck", "deck_rule", "down", "events", "n", "options", "phase", "stacks", "starting_stacks", "status", "up",
     )
 
     def __init__(
@@ -147,7 +150,8 @@ class Hand:
         self._bring_in = stakes.bring_in
         self._cap = options.cap
         self._heads_up_uncapped = options.heads_up_uncapped
-        self._open_pair = options.open_pair_active
+        self._open_pair_option = options.open_pair_active
+        self._open_pair = False
 
         self.starting_stacks = tuple(stacks)
         self.stacks = list(stacks)
@@ -156,11 +160,11 @@ class Hand:
         self.dead = 0
         """Dead blinds (DRAW-6): money in the main pot that is nobody's bet or pot level."""
         self.status = [ACTIVE] * n
-        self.voluntary = [False] * n
-        self.down: list[list[Card]] = [[] for _ in range(n)]
-        self.up: list[list[Card]] = [[] for _ in range(n)]
-        self._board = [0] * n
-        """Per player, the sum of ``BOARD_KEY`` over their up cards (STUD-6 in one lookup)."""
+        self._voluntary = 0
+        """Bit ``i`` set once player ``i`` put chips in by choice (CLOCK-2)."""
+        # Tuples, not lists: on the first street a player's cards *are* the dealt event's tuples.
+        self.down: list[tuple[Card, ...]] = [()] * n
+        self.up: list[tuple[Card, ...]] = [()] * n
         self._community = -1
         self._live = n
         self._active = n
@@ -171,12 +175,12 @@ class Hand:
         self._last_aggressor = -1
         if self._stud:
             self.button = -1
-            self._order = list(range(n))  # stud deals and splits odd chips from seat 1 (STUD-1, SHOW-5)
+            self._order = self._rotation[n - 1]  # stud deals and splits odd chips from seat 1 (STUD-1, SHOW-5)
         else:
             if not 0 <= button < n:
                 raise ValueError(f"button must be a player index below {n}")
             self.button = button
-            self._order = [(button + 1 + k) % n for k in range(n)]  # DRAW-3, SHOW-5
+            self._order = self._rotation[button]  # from the button's left (DRAW-3, SHOW-5)
         self.events: list[Event] = [HandStarted(self.starting_stacks, self.button, len(rule.cards))]
         if self._stud:
             if stakes.ante:
@@ -205,14 +209,17 @@ class Hand:
 
     def cards_of(self, player: int) -> list[Card]:
         """Every card that plays for ``player``: down, up, and the STUD-7 community card."""
-        cards = self.down[player] + self.up[player]
+        cards = [*self.down[player], *self.up[player]]
         if self._community >= 0:
             cards.append(self._community)
         return cards
 
     def pot_total(self) -> int:
         """Everything in the middle: every player's chips put in, and dead money."""
-        return sum(self.committed) + self.dead
+        total = self.dead
+        for chips in self.committed:  # a loop, not sum(): machine-integer adds in the compiled build
+            total += chips
+        return total
 
     def total_chips(self) -> int:
         """Stacks plus everything in the middle: constant through a hand (BET-7)."""
@@ -222,7 +229,7 @@ class Hand:
         """The pots as they stand, at the end of a round (BET-7); dead money is in the main pot."""
         status = self.status
         if ALL_IN not in status:  # nobody stopped short: everyone live has put in the same
-            return (Pot(self.pot_total(), tuple(i for i in range(self.n) if status[i] == ACTIVE)),)
+            return (Pot(self.pot_total(), tuple([i for i in range(self.n) if status[i] == ACTIVE])),)
         live = [s != FOLDED for s in status]
         pots = layer_pots(self.committed, live)
         if not self.dead:
@@ -290,7 +297,7 @@ class Hand:
             if not self._bring_in_pending:
                 raise IllegalAction(f"player {i} cannot bring in: the bring-in is only the first stud action")
             self._wager(i, BRING_IN, min(self._bring_in, self.stacks[i]), bring_in=True)
-        elif kind in AGGRESSIVE:
+        elif kind is COMPLETE or kind is BET or kind is RAISE:  # not ``in AGGRESSIVE``: Enum hashes in Python
             amount = fields[1]
             if type(amount) is not int:
                 raise IllegalAction(f"{kind.value} amount must be a whole number of chips, got {amount!r}")
@@ -326,7 +333,8 @@ class Hand:
             return
         receivers = [i for i in self._order if self.status[i] != FOLDED]
         n_down = spec.down
-        count = n_down + spec.up
+        n_up = spec.up
+        count = n_down + n_up
         deck = self.deck
         burn = spec.burn
         community = False
@@ -338,16 +346,12 @@ class Hand:
         if not community:
             events = self.events
             for i, cards in zip(receivers, deck.deal(receivers, count), strict=True):
-                down = tuple(cards[:n_down])
-                up = tuple(cards[n_down:])
+                down = _SINGLE[cards[0]] if n_down == 1 else tuple(cards[:n_down])
+                up = _SINGLE[cards[n_down]] if n_up == 1 else tuple(cards[n_down:])
                 if down:
                     self.down[i] += down
                 if up:
                     self.up[i] += up
-                    key = self._board[i]
-                    for card in up:
-                        key += BOARD_KEY[card]
-                    self._board[i] = key
                 events.append(CardsDealt(i, street, down, up))
         self._begin_betting()
 
@@ -378,7 +382,7 @@ class Hand:
         self._unit = self._big_unit if spec.big_bet else self._small_unit
         self._uncapped = self._heads_up_uncapped and self._live <= 2
         self._open_pair = (
-            self.options.open_pair_active and spec.open_pair and self._fixed and self._any_open_pair()
+            self._open_pair_option and spec.open_pair and self._fixed and self._any_open_pair()
         )
         status = self.status
         if street == 0 and not self._stud:
@@ -439,7 +443,10 @@ class Hand:
         best, best_strength = -1, -1
         for i in self._order:
             if self.status[i] != FOLDED:
-                strength = BOARD_BY_KEY[self._board[i]]
+                key = 0
+                for card in self.up[i]:
+                    key += BOARD_KEY[card]
+                strength = BOARD_BY_KEY[key]
                 if strength > best_strength:
                     best, best_strength = i, strength
         return best
@@ -458,9 +465,12 @@ class Hand:
     def _any_open_pair(self) -> bool:
         for i in range(self.n):
             if self.status[i] != FOLDED:
-                ranks = [c >> 2 for c in self.up[i]]
-                if len(set(ranks)) < len(ranks):
-                    return True
+                up = self.up[i]
+                for k in range(1, len(up)):
+                    rank = up[k] >> 2
+                    for earlier in range(k):
+                        if up[earlier] >> 2 == rank:
+                            return True
         return False
 
     def _advance(self, last: int) -> None:
@@ -477,10 +487,14 @@ class Hand:
     def _end_round(self) -> None:
         self.actor = -1
         bets = self.bets
-        ordered = sorted(bets)
-        top, second = ordered[-1], ordered[-2]
+        leader, top, second = -1, -1, -1
+        for i in range(self.n):
+            bet = bets[i]
+            if bet > top:
+                leader, top, second = i, bet, top
+            elif bet > second:
+                second = bet
         if second < top:
-            leader = bets.index(top)
             excess = top - second
             bets[leader] -= excess
             self.committed[leader] -= excess
@@ -591,7 +605,7 @@ class Hand:
             if not bring_in:
                 self._last_aggressor = i
         if kind is not BRING_IN and added:
-            self.voluntary[i] = True
+            self._voluntary |= 1 << i
         self._bring_in_pending = False
         self._acted[i] = self._epoch
         self.events.append(Acted(i, kind, to, added, all_in))
@@ -651,7 +665,7 @@ class Hand:
             self._acted[i] = self._epoch
             self.events.append(Acted(i, CHECK, self.bets[i], 0, False))
             self._advance(i)
-        elif self.voluntary[i]:
+        elif self._voluntary >> i & 1:
             self.events.append(TimedOut(i, TimeoutOutcome.ALL_IN))
             self.status[i] = ALL_IN  # stays in, capped at what is already in (pots layer on it)
             self._active -= 1
@@ -701,7 +715,7 @@ class Hand:
             # DRAW-4: earlier players' discards and the burn make a new stub; never one's own discards.
             self.events.append(Reshuffled(self._street, deck.recycle(discards=True)))
             drawn += deck.deal((i,), need - len(drawn))[0]
-        self.down[i] = [c for c in hand if c not in discard] + drawn
+        self.down[i] = (*[c for c in hand if c not in discard], *drawn)
         deck.discards.extend(discard)
         self.events.append(Drew(i, discard, tuple(drawn)))
         if self._draw_queue:
