@@ -97,6 +97,13 @@ class TableHostActor:
         """Chips at each table (stacks and any hand in progress)."""
         return {table_id: live.table.total_chips() for table_id, live in self._host().tables.items()}
 
+    async def close_tables(self) -> None:
+        """CloseTable every table (the end of a run): no new hand is dealt, running hands play
+        out, and each table leaves the host once its last player stands up (an empty one at once).
+        Leaving players then wait for one hand at most, and no hand outlives them to be voided."""
+        host = self._host()
+        await asyncio.gather(*(host.close_table(table_id) for table_id in list(host.tables)))
+
     async def drain(self, seconds: float) -> tuple[int, int]:
         """Stop accepting seats, let hands finish for ``seconds``, void the rest (exact refunds)."""
         report = await self._host().drain(seconds)
@@ -208,7 +215,7 @@ class FleetActor:
 
     async def stop_all(self) -> int:
         """Stop every bot (standing up once its hand is over), those already leaving included;
-        returns chips cashed out."""
+        returns chips cashed out by the bots stopped here."""
         chips = await self._fleet().stop_all(stand_up=True)
         await asyncio.gather(*self._leaving, return_exceptions=True)
         return chips

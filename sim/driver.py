@@ -5,9 +5,29 @@ second it moves the bot count toward the scenario's target (closed model) or let
 arrive (open model), fires chaos events that are due, checks that every host still answers and
 rebuilds dead hosts' tables elsewhere from the ledger, and merges the fleets' stats for the live
 view; nothing in a tick waits for a hand to end (leaving bots stand up in their fleets). At the end
-it stops the bots (each stands up once its hand is over: that wind-down is counted apart from the
-load), drains the hosts (hands still running are voided with an exact refund), counts the chips by
-the ledger, and writes summary.json, history.csv and report.html.
+comes the wind-down: it closes every table (no new hand is dealt; the running one plays out), stops
+the bots (each answers its turns at once and stands up when its hand is over), then drains the
+hosts (a hand still running, normally none, is voided with an exact refund); it counts the chips by
+the ledger and writes summary.json, history.csv and report.html.
+
+What counts as an error (``errors`` by kind, ``errors_total``, the ``errors==0`` threshold): every
+fault of the system under test, in the load and in the wind-down alike. That is a call that fails,
+by gRPC status name (a SitDown, an action refused for another reason than coming too late, a Rebuy,
+a SitIn, a stream that breaks, e.g. UNAVAILABLE when a host dies, a leaving bot's StandUp or
+SitOut); a bot that gets no Welcome within ``rpc_timeout`` or cannot stand up within
+``stop_timeout`` (DEADLINE_EXCEEDED); PROTOCOL_VIOLATION (see :mod:`sim.bots.client`); BOT_CRASHED;
+RESOLVE_FAILED. Not errors, because they are the test's own doing or the rules working: a bot
+closing its own stream and calls because it was told to stop (CANCELLED), a flaky bot dropping its
+stream on purpose, a stream the server ends with OK (after StandUp, or a closed table), an action
+that came after the clock or the hand's end (``late_actions``), a Rebuy refused at a closing table,
+and a leaving bot's call waiting its turn (at its fleet's leave gate or a busy host) within
+``stop_timeout``.
+
+``wind_down`` in summary.json: its ``seconds``, the ``hands`` and ``actions`` played out after the
+load (kept out of the load's rates), its ``errors`` (already in ``errors``), and
+``chips_left_at_tables``: chips of players who did not stand up. ``hands_voided_at_end`` counts the
+hands the drain voided. A clean end has all three at zero: no error, nobody left seated, nothing
+voided.
 
 Hosts and fleets are spread evenly over the nodes that offer CPUs; the registry (which holds the
 ledger) stays on the driver's node. A host or fleet Ray reports dead or unreachable is killed and
@@ -553,9 +573,16 @@ class LoadTest:
                 hands_by_game[game] = hands_by_game.get(game, 0) + hands
         # The wind-down (bots playing out their hands, then standing up) is counted apart: hands
         # and actions after the end must not swell the rates measured over the load's duration.
-        # Its errors (a bot that could not stand up, say) still count with the run's.
+        # Its errors are faults all the same (see the module's docstring) and count with the run's.
         load, state.stats = state.stats, RunStats()
         wind_down_started = time.time()
+        # First the tables stop dealing, then the bots leave, then the hosts drain: a table that
+        # dealt on would keep its leaving players in hand after hand (they act at once, so hands
+        # race and starve their StandUp calls), and a drain before they left would cut their
+        # streams and void their hands.
+        for ref in [h.close_tables.remote() for h in state.hosts.values()]:
+            with contextlib.suppress(ray.exceptions.RayActorError):  # found dead below
+                ray.get(ref)
         for ref in [f.stop_all.remote() for f in state.fleets.values()]:
             with contextlib.suppress(ray.exceptions.RayActorError):  # its players stay seated
                 ray.get(ref)
@@ -592,6 +619,7 @@ class LoadTest:
             "hands": wind_down.hands,
             "actions": wind_down.actions,
             "errors": wind_down.errors,
+            "chips_left_at_tables": chips.on_tables,
         }
         summary["recoveries"] = state.recoveries
         summary["chips_bought_by_bots"] = sum(state.bought.values())

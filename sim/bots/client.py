@@ -216,6 +216,11 @@ class Tally:
 # ----------------------------------------------------------------- typed calls and channels
 
 
+def _left(deadline: float) -> float:
+    """Seconds until ``deadline`` (``time.monotonic()``), as a call's timeout (0 once past it)."""
+    return max(0.0, deadline - time.monotonic())
+
+
 def _token(token: str) -> tuple[tuple[str, str]]:
     return ((TOKEN_KEY, token),)
 
@@ -449,6 +454,7 @@ class Bot:
         "_last_hand",
         "_last_seq",
         "_late",
+        "_leave_gate",
         "_next_id",
         "_pending",
         "_pool",
@@ -489,9 +495,12 @@ class Bot:
         config: BotConfig = BotConfig(),
         resolve: Resolver | None = None,
         strategy: Strategy | None = None,
+        leave_gate: asyncio.Semaphore | None = None,
     ) -> None:
         """``start`` is the run's start in Unix seconds (stats times are seconds since it);
-        ``strategy`` lets bots of a kind share one instance (strategies hold no seat state)."""
+        ``strategy`` lets bots of a kind share one instance (strategies hold no seat state);
+        ``leave_gate`` bounds the calls in flight of the leaving bots that share it (see
+        :meth:`_leave`; alone, a bot makes one at a time anyway)."""
         self.table_id = assignment.table_id
         self.seat = assignment.seat
         self.player_id = assignment.player_id
@@ -508,6 +517,7 @@ class Bot:
         self._start = start
         self._config = config
         self._resolve = resolve
+        self._leave_gate = leave_gate or asyncio.Semaphore(1)
         self._token = assignment.seat_token or ""
         self._call: PlayCall | None = None
         self._run_task: asyncio.Task[None] | None = None
@@ -598,9 +608,10 @@ class Bot:
 
         From now on the bot only leaves: on its turns it checks or folds at once (or, with
         ``BotConfig.leave_idle``, sends nothing and lets the clock act). With ``stand_up`` it
-        stands up as soon as it is not live in a hand (folded, or the hand over), sitting out
-        meanwhile so it is not dealt the next one, waiting at most ``stop_timeout``; without, it
-        just closes its stream and leaves the seat (and its chips) at the table.
+        stands up once it is out of the hand it is dealt into (see :meth:`_leave`), waiting at most
+        ``stop_timeout``; without, it just closes its stream and leaves the seat (and its chips) at
+        the table. Closing its own stream and calls is not an error: nothing the bot does because
+        it was told to stop is counted, only what fails on the way out.
         """
         if self._stopping:
             return 0
@@ -624,48 +635,76 @@ class Bot:
         return chips
 
     async def _leave(self) -> int:
-        """StandUp; while live in a hand: SitOut, wait for the hand's end, try again."""
+        """Stand up once out of the running hand, within ``stop_timeout``; returns the chips.
+
+        The server refuses StandUp while the seat is dealt into a hand, folded or not. A bot whose
+        stream shows it dealt in does not ask: it sits out (so that the table deals it no further
+        hand), plays the hand out (:meth:`_leave_turn`) and stands up when the stream says the hand
+        is over; a StandUp refused all the same (a hand dealt before the bot saw it) does likewise.
+
+        At the end of a run every bot leaves at once, and the bots' own burst must not be what
+        fails. A gRPC server queues only about 1,000 calls it has not handed to its handlers yet and
+        refuses the rest with CANCELLED, so the calls go through the fleet's leave gate (held for a
+        call, never while waiting for a hand). A busy host answers them in turn, so each may take
+        what is left of ``stop_timeout``, not ``rpc_timeout``: a call that waits is queued, not
+        failed, and a retry after a shorter deadline would only queue again. Running out of
+        ``stop_timeout`` is one DEADLINE_EXCEEDED; any other failure is counted as it happens.
+        """
         config = self._config
         deadline = time.monotonic() + config.stop_timeout
-        sat_out = False
         backoff = config.backoff[0]
-        while True:
+        sit_out = True
+        while (remaining := deadline - time.monotonic()) > 0:
             self._hand_over.clear()
-            try:
-                chips = await self._client.stand_up(self.table_id, self.seat, self._token, config.rpc_timeout)
-            except grpc.aio.AioRpcError as exc:
-                code = exc.code()
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._error(grpc.StatusCode.DEADLINE_EXCEEDED)
-                    return 0
-                if code is grpc.StatusCode.FAILED_PRECONDITION:  # live in a hand: after it ends
-                    if not sat_out:
-                        sat_out = await self._unary_chore("sit_out")
-                    # The stream says when the hand ends (or the seat folds); without a stream,
-                    # poll. A stream that went quiet is caught by the longer backstop.
-                    poll = _POLL_STREAMING if self._call is not None else _POLL_WITHOUT_STREAM
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._hand_over.wait(), min(remaining, poll))
-                    continue
-                self._error(code)
-                if code in GIVE_UP:
-                    return 0
-                await asyncio.sleep(min(backoff, remaining))
-                backoff = min(2 * backoff, config.backoff[1])
-                await self._relocate()
-                continue
-            self._stood_up = True
-            self._tally.chips_cashed_out += chips
-            return chips
+            hand = self._hand
+            if self._call is None or hand is None or not hand.in_hand:
+                try:
+                    async with self._leave_gate:
+                        chips = await self._client.stand_up(self.table_id, self.seat, self._token, _left(deadline))
+                except grpc.aio.AioRpcError as exc:
+                    code = exc.code()
+                    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                        continue  # out of time: counted once, below
+                    if code is not grpc.StatusCode.FAILED_PRECONDITION:
+                        self._error(code)
+                        if code in GIVE_UP:
+                            return 0
+                        await asyncio.sleep(min(backoff, remaining))
+                        backoff = min(2 * backoff, config.backoff[1])
+                        await self._relocate()
+                        continue
+                    sit_out = True  # dealt into a hand: maybe after an earlier SitOut was undone
+                else:
+                    self._stood_up = True
+                    self._tally.chips_cashed_out += chips
+                    return chips
+            if sit_out:
+                sit_out = not await self._sit_out(deadline)
+            # The stream says when the hand ends; without a stream, poll. A stream that went quiet
+            # is caught by the longer backstop.
+            poll = _POLL_STREAMING if self._call is not None else _POLL_WITHOUT_STREAM
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._hand_over.wait(), min(deadline - time.monotonic(), poll))
+        self._error(grpc.StatusCode.DEADLINE_EXCEEDED)
+        return 0
+
+    async def _sit_out(self, deadline: float) -> bool:
+        """SitOut before ``deadline`` (monotonic); returns success. Running out of time is left to
+        :meth:`_leave` to count; any other failure is counted here."""
+        try:
+            async with self._leave_gate:
+                await self._client.sit_out(self.table_id, self.seat, self._token, _left(deadline))
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
+                self._error(exc.code())
+            return False
+        return True
 
     async def _unary_chore(self, what: str) -> bool:
-        """SitOut, SitIn or Rebuy for this seat; failures are counted. Returns success."""
+        """SitIn or Rebuy for this seat; failures are counted. Returns success."""
         client, config = self._client, self._config
         try:
-            if what == "sit_out":
-                await client.sit_out(self.table_id, self.seat, self._token, config.rpc_timeout)
-            elif what == "sit_in":
+            if what == "sit_in":
                 await client.sit_in(self.table_id, self.seat, self._token, config.rpc_timeout)
             else:
                 state = await client.rebuy(self.table_id, self.seat, self._token, config.rpc_timeout)
@@ -1073,8 +1112,6 @@ class Bot:
         if inflight is not None:
             self._inflight = None
             self._turn = None
-            if kind == "fold" and self._stopping:
-                self._hand_over.set()  # out of the hand: it may stand up now
             if kind != inflight.kind:
                 self._violation(f"sent {inflight.kind}, the server applied {kind}")
             elif kind in MONEY_KINDS and kind != "bring_in" and acted.to != inflight.amount:

@@ -3,7 +3,8 @@
 One process drives thousands of seats this way (a Ray actor wraps one :class:`Fleet`; this module
 knows nothing of Ray). Bots to one endpoint share gRPC channels, at most ``streams_per_channel``
 Play streams each; joins go through a small gate because a client that opens thousands of streams
-in one burst sees some of them fail inside gRPC Core. Everything the bots measure lands in one
+in one burst sees some of them fail inside gRPC Core, and so do the calls of leaving bots (a server
+refuses calls beyond about 1,000 waiting for its handlers). Everything the bots measure lands in one
 :class:`~sim.stats.RunStats` (``fleet.stats``; ship ``stats.take()``) and one
 :class:`~sim.bots.client.Tally` (chips bought and cashed out, resumes, protocol-violation samples).
 """
@@ -34,10 +35,13 @@ class Fleet:
         resolve: Resolver | None = None,
         streams_per_channel: int = 500,
         join_concurrency: int = 100,
+        leave_concurrency: int = 100,
     ) -> None:
         """``start``: the run's start in Unix seconds, shared by every fleet of the run (stats
         are keyed by seconds since it); ``resolve(table_id)``: where a table lives now, asked when
-        a stream fails (default: the endpoint it was assigned)."""
+        a stream fails (default: the endpoint it was assigned); ``leave_concurrency``: the most
+        StandUp and SitOut calls the fleet's leaving bots have in flight (fleets times this must
+        stay well under the ~1,000 calls a server queues: see :meth:`Bot._leave`)."""
         self.start = time.time() if start is None else start
         self.config = config or BotConfig()
         self.stats = RunStats()
@@ -45,8 +49,11 @@ class Fleet:
         self._resolve = resolve
         self._pool = ChannelPool(streams_per_channel)
         self._join_concurrency = join_concurrency
+        self._leave_gate = asyncio.Semaphore(leave_concurrency)
         self._bots: list[Bot] = []
         """Oldest first; stopped bots are dropped."""
+        self._stops: set[asyncio.Future[int]] = set()
+        """Stops under way (a stop waits for the bot's hand to end): the channels stay open for them."""
         self._strategies: dict[str, Strategy] = {}
 
     def _strategy(self, kind: str) -> Strategy:
@@ -75,6 +82,7 @@ class Fleet:
                 config=self.config,
                 resolve=self._resolve,
                 strategy=strategy,
+                leave_gate=self._leave_gate,
             )
             async with gate:
                 return bot if await bot.start() else None
@@ -94,18 +102,29 @@ class Fleet:
         return await self._stop(chosen, stand_up)
 
     async def stop_all(self, stand_up: bool = True) -> int:
-        """Stop every bot (those that gave up included) and close the channels; returns the chips
-        cashed out. The fleet can ``add`` again afterwards."""
+        """Stop every bot (those that gave up included), wait for the stops :meth:`remove` began,
+        and close the channels; returns the chips cashed out by the bots stopped here. The fleet
+        can ``add`` again afterwards.
+
+        Closing a channel cancels the calls on it: a bot still leaving would see its StandUp
+        CANCELLED by its own fleet, so the channels close only once every stop is over.
+        """
         chips = await self._stop(list(self._bots), stand_up)
+        await asyncio.gather(*self._stops)
         await self._pool.close()
         return chips
 
     async def _stop(self, bots: list[Bot], stand_up: bool) -> int:
-        """Stop ``bots`` all at once: a stop is mostly waiting for a hand to end, so a gate here
-        would make a large fleet leave in slow waves (its StandUp calls queue in gRPC instead)."""
+        """Stop ``bots`` all at once: a stop is mostly waiting for a hand to end, so a gate over
+        whole stops would make a large fleet leave in slow waves; only their calls go through one
+        (the leave gate, see :meth:`Bot._leave`)."""
         leaving = set(bots)
         self._bots = [bot for bot in self._bots if bot not in leaving]
-        return sum(await asyncio.gather(*(bot.stop(stand_up=stand_up) for bot in bots)))
+        stops = [asyncio.ensure_future(bot.stop(stand_up=stand_up)) for bot in bots]
+        self._stops.update(stops)
+        for stop in stops:
+            stop.add_done_callback(self._stops.discard)
+        return sum(await asyncio.gather(*stops))
 
     async def until(self, done: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``done()`` holds, checking after every hand a bot counts, for at most
