@@ -15,6 +15,7 @@ from typing import Any
 
 import ray
 
+from services.table.gc_policy import tune_for_latency
 from services.table.host import HostLimits
 from services.table.ledger import LedgerEntry
 from services.table.proto_gen import table_service_pb2 as pb
@@ -56,6 +57,7 @@ class TableHostActor:
         )
         self.server = TableServer(config)
         await self.server.start()
+        tune_for_latency()
         info = {
             "host_id": self.host_id,
             "endpoint": f"{ip}:{self.server.port}",
@@ -147,6 +149,7 @@ class FleetActor:
         self.fleet = Fleet(start=self.start_time, config=self.config, resolve=self._resolve)
         ip = ray.util.get_node_ip_address()
         self.metrics = FleetMetrics(ip)
+        tune_for_latency()
         return {
             "fleet_id": self.fleet_id,
             "metrics": f"{ip}:{self.metrics.port}",

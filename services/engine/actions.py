@@ -45,6 +45,7 @@ class Action(NamedTuple):
         return str(self.kind.value)
 
 
+@mypyc_attr(acyclic=True)
 class LegalAction(Record):
     """One legal kind with its bounds.
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from .actions import ActionKind, TimeoutOutcome
 from .cards import Card
 from .record import Record
 
 
+@mypyc_attr(acyclic=True)
 class HandStarted(Record):
     __match_args__ = ("stacks", "button", "deck_size")
 
@@ -25,6 +28,7 @@ class HandStarted(Record):
         self.deck_size: Final = deck_size
 
 
+@mypyc_attr(acyclic=True)
 class ForcedBet(Record):
     __match_args__ = ("player", "kind", "amount", "live")
 
@@ -37,6 +41,7 @@ class ForcedBet(Record):
         """Live money counts as the player's bet on the street; dead money only feeds the pot."""
 
 
+@mypyc_attr(acyclic=True)
 class CardsDealt(Record):
     __match_args__ = ("player", "street", "down", "up")
 
@@ -47,6 +52,7 @@ class CardsDealt(Record):
         self.up: Final = up
 
 
+@mypyc_attr(acyclic=True)
 class CommunityCard(Record):
     """STUD-7: the stub cannot give every player a last card, so one card serves them all."""
 
@@ -57,6 +63,7 @@ class CommunityCard(Record):
         self.card: Final = card
 
 
+@mypyc_attr(acyclic=True)
 class Reshuffled(Record):
     """Burns (STUD-7) or the earlier players' discards (DRAW-4) shuffled into a new stub."""
 
@@ -67,6 +74,7 @@ class Reshuffled(Record):
         self.cards: Final = cards
 
 
+@mypyc_attr(acyclic=True)
 class RoundStarted(Record):
     __match_args__ = ("street", "first")
 
@@ -76,6 +84,7 @@ class RoundStarted(Record):
         """The first player to act (-1 when nobody can bet and the cards just run out)."""
 
 
+@mypyc_attr(acyclic=True)
 class Acted(Record):
     __match_args__ = ("player", "kind", "to", "added", "all_in")
 
@@ -88,6 +97,7 @@ class Acted(Record):
         self.all_in: Final = all_in
 
 
+@mypyc_attr(acyclic=True)
 class TimedOut(Record):
     __match_args__ = ("player", "outcome")
 
@@ -96,6 +106,7 @@ class TimedOut(Record):
         self.outcome: Final = outcome
 
 
+@mypyc_attr(acyclic=True)
 class Drew(Record):
     __match_args__ = ("player", "discarded", "drawn")
 
@@ -105,6 +116,7 @@ class Drew(Record):
         self.drawn: Final = drawn
 
 
+@mypyc_attr(acyclic=True)
 class CapReached(Record):
     __match_args__ = ("street",)
 
@@ -112,6 +124,7 @@ class CapReached(Record):
         self.street: Final = street
 
 
+@mypyc_attr(acyclic=True)
 class BetReturned(Record):
     """BET-6: the part of a bet nobody called goes back to its owner."""
 
@@ -122,6 +135,7 @@ class BetReturned(Record):
         self.amount: Final = amount
 
 
+@mypyc_attr(acyclic=True)
 class Pot(Record):
     __match_args__ = ("amount", "eligible")
 
@@ -130,6 +144,7 @@ class Pot(Record):
         self.eligible: Final = eligible
 
 
+@mypyc_attr(acyclic=True)
 class PotsFormed(Record):
     __match_args__ = ("street", "pots")
 
@@ -138,6 +153,7 @@ class PotsFormed(Record):
         self.pots: Final = pots
 
 
+@mypyc_attr(acyclic=True)
 class HandShown(Record):
     __match_args__ = ("player", "cards", "high", "low")
 
@@ -150,6 +166,7 @@ class HandShown(Record):
         """8-or-better low strength, 0 (``NO_LOW``) when none or not a split game."""
 
 
+@mypyc_attr(acyclic=True)
 class HandMucked(Record):
     __match_args__ = ("player",)
 
@@ -157,6 +174,7 @@ class HandMucked(Record):
         self.player: Final = player
 
 
+@mypyc_attr(acyclic=True)
 class PotAwarded(Record):
     __match_args__ = ("pot", "player", "amount", "share")
 
@@ -168,6 +186,7 @@ class PotAwarded(Record):
         """``"whole"``, ``"high"`` or ``"low"`` (STUD-8)."""
 
 
+@mypyc_attr(acyclic=True)
 class HandEnded(Record):
     __match_args__ = ("stacks", "showdown")
 

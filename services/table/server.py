@@ -25,6 +25,7 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from . import jsonlog
+from .gc_policy import tune_for_latency
 from .host import DrainReport, HostLimits, TableHost
 from .interceptors import MetricsInterceptor
 from .ledger import TableLedger
@@ -126,6 +127,7 @@ async def serve(config: ServerConfig) -> int:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     server = TableServer(config)
     await server.start()
+    tune_for_latency()  # this process is the service: no full-collection pauses (see gc_policy)
     print(json.dumps({"grpc_port": server.port, "metrics_port": server.metrics_port}), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
