@@ -109,7 +109,7 @@ def sat_out(stream: Stream, seat: int) -> bool:
 A, B, S, F = 1, 2, 3, 4
 """Seven Card Stud: A and B play on; S calls on third street, then goes silent; F is silent."""
 STUD = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), clock_seconds=CLOCK)  # ante 1, bring-in 5
-STUD_SEED = 2
+STUD_SEED = 1
 """Deals seat 4 (F) the lowest door card at table "clock": F's clock posts the bring-in."""
 
 

@@ -45,15 +45,14 @@ class Deck:
     def deal(self, players: Sequence[int], count: int) -> list[list[Card]]:
         """``count`` cards for each of ``players``, one batch per player in dealing order."""
         stub = self.stub
-        if len(stub) < count * len(players):
-            raise DeckExhausted(f"{count * len(players)} cards wanted, {len(stub)} left")
-        out = []
-        for _ in players:
-            cut = len(stub) - count  # not ``stub[-count:]``: with count 0 that is the whole stub
-            batch = stub[cut:]
-            del stub[cut:]
-            out.append(batch)
-        return out
+        total = count * len(players)
+        if len(stub) < total:
+            raise DeckExhausted(f"{total} cards wanted, {len(stub)} left")
+        cut = len(stub) - total  # not ``stub[-total:]``: with total 0 that is the whole stub
+        dealt = stub[cut:]
+        del stub[cut:]
+        # The first player takes the top ``count`` cards (the end of the stub), the next the ones below.
+        return [dealt[total - (k + 1) * count : total - k * count] for k in range(len(players))]
 
     def burn(self) -> None:
         self.burns.append(self.stub.pop())

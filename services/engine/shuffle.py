@@ -1,10 +1,10 @@
 """Shuffling (TABLE-2): a CSPRNG by default, or a reproducible stream from a seed.
 
-Both draw 32-bit words from a byte source and run Fisher-Yates with Lemire's
-multiply-shift (``j = word * (i + 1) >> 32``), rejecting the few words that would bias it, so
-every permutation is exactly equally likely. 32-bit words keep every product a machine
-integer in the compiled build: a deck costs ~1 µs, where 64-bit words made big-integer
-arithmetic the largest part of dealing a hand.
+Both draw 24-bit words (three bytes each) from a byte source and run Fisher-Yates with
+Lemire's multiply-shift (``j = word * (i + 1) >> 24``), rejecting the few words that would bias
+it (at most one in 300,000), so every permutation is exactly equally likely. Small words keep
+every value a machine integer in the compiled build, with no integer objects built per card:
+64-bit words had made big-integer arithmetic the largest part of dealing a hand.
 
 A seeded shuffler derives its bytes with SHAKE-256 from ``(seed, table id, hand
 number)`` and a counter, so every deal of a simulation is reproducible from those
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import struct
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -36,18 +35,21 @@ def _fisher_yates(cards: Sequence[Card], random_bytes: Callable[[int], bytes]) -
     n = len(out)
     if n < 2:
         return out
-    words = struct.unpack(f"<{n}I", random_bytes(4 * n))
+    data = random_bytes(3 * n)
+    at = 0
     for i in range(n - 1, 0, -1):
         bound: i64 = i + 1
-        word: i64 = words[i]
+        word: i64 = data[at] | data[at + 1] << 8 | data[at + 2] << 16
+        at += 3
         product: i64 = word * bound
-        if product & 0xFFFFFFFF < bound:
-            # Lemire's rejection: of the 2**32 words, (2**32 mod bound) would favour low indexes.
-            threshold = (0x1_0000_0000 - bound) % bound
-            while product & 0xFFFFFFFF < threshold:
-                word = struct.unpack("<I", random_bytes(4))[0]
+        if product & 0xFF_FFFF < bound:
+            # Lemire's rejection: of the 2**24 words, (2**24 mod bound) would favour low indexes.
+            threshold = (0x100_0000 - bound) % bound
+            while product & 0xFF_FFFF < threshold:
+                extra = random_bytes(3)
+                word = extra[0] | extra[1] << 8 | extra[2] << 16
                 product = word * bound
-        j = int(product >> 32)
+        j = int(product >> 24)
         out[i], out[j] = out[j], out[i]
     return out
 
