@@ -345,7 +345,10 @@ class Hand:
             deck.burn()
         if not community:
             events = self.events
-            for i, cards in zip(receivers, deck.deal(receivers, count), strict=True):
+            batches = deck.deal(receivers, count)
+            for k in range(len(receivers)):  # not zip(..., strict=True): a generic call and iterator
+                i = receivers[k]
+                cards = batches[k]
                 down = _SINGLE[cards[0]] if n_down == 1 else tuple(cards[:n_down])
                 up = _SINGLE[cards[n_down]] if n_up == 1 else tuple(cards[n_down:])
                 if down:
@@ -755,9 +758,9 @@ class Hand:
         order = self._order
         for index, pot in enumerate(pots):
             contenders = [i for i in order if i in pot.eligible]
-            best = max(high[i] for i in contenders)
+            best = max([high[i] for i in contenders])  # lists, not generators: compiled inline
             high_winners = [i for i in contenders if high[i] == best]
-            best_low = max(low[i] for i in contenders)
+            best_low = max([low[i] for i in contenders])
             if best_low > NO_LOW:
                 low_winners = [i for i in contenders if low[i] == best_low]
                 high_share = pot.amount - pot.amount // 2  # STUD-8: the odd chip goes high
@@ -788,9 +791,9 @@ class Hand:
         best_low = [NO_LOW] * len(pots)
         for i in live:
             mine = [p for p, pot in enumerate(pots) if i in pot.eligible]
-            shows = any(
+            shows = any([
                 high[i] >= best_high[p] or (low[i] > NO_LOW and low[i] >= best_low[p]) for p in mine
-            )
+            ])
             if shows:
                 for p in mine:
                     best_high[p] = max(best_high[p], high[i])
