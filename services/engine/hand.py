@@ -436,7 +436,7 @@ class Hand:
             if up[i][0] < up[lowest][0]:
                 lowest = i
         status = self.status
-        for i in (lowest, *self._rotation[lowest]):
+        for i in self._rotation[lowest - 1]:  # from the lowest card, clockwise
             if status[i] == ACTIVE:
                 return i
         return -1
@@ -468,12 +468,12 @@ class Hand:
     def _any_open_pair(self) -> bool:
         for i in range(self.n):
             if self.status[i] != FOLDED:
-                up = self.up[i]
-                for k in range(1, len(up)):
-                    rank = up[k] >> 2
-                    for earlier in range(k):
-                        if up[earlier] >> 2 == rank:
-                            return True
+                ranks = 0
+                for card in self.up[i]:
+                    rank = 1 << (card >> 2)
+                    if ranks & rank:
+                        return True
+                    ranks |= rank
         return False
 
     def _advance(self, last: int) -> None:

@@ -30,6 +30,11 @@ class Shuffler(Protocol):
         ...
 
 
+def _word(data: bytes, at: int) -> i64:
+    """The 24-bit little-endian word at ``data[at:at + 3]``."""
+    return data[at] | data[at + 1] << 8 | data[at + 2] << 16
+
+
 def _fisher_yates(cards: Sequence[Card], random_bytes: Callable[[int], bytes]) -> list[Card]:
     out = list(cards)
     n = len(out)
@@ -39,16 +44,13 @@ def _fisher_yates(cards: Sequence[Card], random_bytes: Callable[[int], bytes]) -
     at = 0
     for i in range(n - 1, 0, -1):
         bound: i64 = i + 1
-        word: i64 = data[at] | data[at + 1] << 8 | data[at + 2] << 16
+        product: i64 = _word(data, at) * bound
         at += 3
-        product: i64 = word * bound
         if product & 0xFF_FFFF < bound:
             # Lemire's rejection: of the 2**24 words, (2**24 mod bound) would favour low indexes.
             threshold = (0x100_0000 - bound) % bound
             while product & 0xFF_FFFF < threshold:
-                extra = random_bytes(3)
-                word = extra[0] | extra[1] << 8 | extra[2] << 16
-                product = word * bound
+                product = _word(random_bytes(3), 0) * bound
         j = int(product >> 24)
         out[i], out[j] = out[j], out[i]
     return out
