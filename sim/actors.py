@@ -99,6 +99,10 @@ class TableHostActor:
         """Chips at each table (stacks and any hand in progress)."""
         return {table_id: live.table.total_chips() for table_id, live in self._host().tables.items()}
 
+    async def hands_running(self) -> int:
+        """How many of this host's tables are in the middle of a hand (what losing it would void)."""
+        return sum(1 for live in self._host().tables.values() if live.table.hand is not None)
+
     async def close_tables(self) -> None:
         """CloseTable every table (the end of a run): no new hand is dealt, running hands play
         out, and each table leaves the host once its last player stands up (an empty one at once).
