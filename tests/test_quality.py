@@ -22,9 +22,13 @@ def test_readme_has_exactly_two_setup_commands_at_top() -> None:
     assert text.index(commands[1]) < text.index("## "), "the set-up commands come before any section"
 
 
-def test_ci_runs_the_readme_test_command() -> None:
-    test_command = _readme_commands()[1]
-    assert test_command in (ROOT / ".ci" / "run").read_text().splitlines()
+def test_ci_runs_both_readme_commands() -> None:
+    """CI runs the README's test command as written, and its main-job command as written in a
+    fresh clone of its own (a fresh virtualenv without the test extra)."""
+    main_job, test_command = _readme_commands()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert test_command in ci.splitlines()
+    assert f'&& {main_job})' in ci
 
 
 def test_ruff_clean() -> None:
