@@ -290,7 +290,8 @@ def _load(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from sim.driver import ChaosEvent, LoadTest
+    from sim.chaos import ChaosEvent
+    from sim.driver import LoadTest
     from sim.scenario import Distribution, ScenarioError, from_mapping, load
 
     try:

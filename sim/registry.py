@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from services.table.ledger import LedgerEntry
+from services.table.ledger import LedgerEntry, RecoveryPlan
 
 
 @dataclass(slots=True)
@@ -22,19 +22,6 @@ class HostInfo:
     metrics: str
     node_id: str
     alive: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveryPlan:
-    """How to rebuild one table: its options, seed, seats and stacks, and whether a hand died."""
-
-    options: bytes
-    seed: int | None
-    last: LedgerEntry
-    hand_voided: bool
-    """The last entry was a hand start: that hand was running and is refunded by these stacks."""
-    incarnation: int = 0
-    """How many times the table has been rebuilt, this time included (0: never moved)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from sim.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats
-from sim.thresholds import Threshold, all_ok, evaluate
+from sim.summary import ms
 
 __all__ = [
     "HISTORY_COLUMNS",
-    "build_summary",
     "history_rows",
     "render_html",
     "write_history_csv",
@@ -31,69 +30,6 @@ __all__ = [
 
 HISTORY_COLUMNS: Final = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
 """Columns of history.csv; ``bots_online`` only when the caller knows it."""
-
-_PERCENTILES: Final = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
-
-
-def _ms(seconds: float | None) -> float | None:
-    """Seconds to milliseconds, rounded to the microsecond (finer than the histogram's precision)."""
-    return None if seconds is None else round(seconds * 1000.0, 3)
-
-
-def _latency_ms(hist: LatencyHistogram) -> dict[str, float | None]:
-    latency = {name: _ms(hist.percentile(q)) for name, q in _PERCENTILES}
-    latency.update(min=_ms(hist.min), max=_ms(hist.max), mean=_ms(hist.mean))
-    return latency
-
-
-def build_summary(
-    stats: RunStats,
-    *,
-    bots: int,
-    duration_s: float,
-    chips_start: int | None,
-    chips_end: int | None,
-    hosts: int,
-    fleets: int,
-    thresholds: Iterable[str | Threshold] = (),
-) -> dict[str, Any]:
-    """The run in one JSON-safe dict (the contents of summary.json), thresholds checked against it.
-
-    ``duration_s`` is the measured length of the run, which the rates divide by. Latencies are in
-    milliseconds (None when no action was answered). ``chips_conserved`` is None when either chip
-    count is unknown, so a ``chips_conserved==true`` threshold then fails rather than passes.
-    """
-    hands, actions = stats.hands, stats.actions
-    errors = dict(sorted(stats.errors.items(), key=lambda item: (-item[1], item[0])))
-    summary: dict[str, Any] = {
-        "bots": bots,
-        "hosts": hosts,
-        "fleets": fleets,
-        "duration_s": round(duration_s, 3),
-        "hands": hands,
-        "actions": actions,
-        "hands_per_s": round(hands / duration_s, 3) if duration_s > 0 else 0.0,
-        "actions_per_s": round(actions / duration_s, 3) if duration_s > 0 else 0.0,
-        "latency_ms": _latency_ms(stats.latency()),
-        "errors": errors,
-        "errors_total": sum(errors.values()),
-        "protocol_violations": stats.protocol_violations,
-        "timeouts": stats.timeouts,
-        "timeouts_by_outcome": dict(stats.timeouts_by_outcome),
-        "side_pots": stats.side_pots,
-        "raise_caps": stats.raise_caps,
-        "hands_voided": stats.hands_voided,
-        "chips_start": chips_start,
-        "chips_end": chips_end,
-        "chips_conserved": None if chips_start is None or chips_end is None else chips_start == chips_end,
-        "actions_by_kind": dict(sorted(stats.actions_by_kind.items())),
-        "actions_by_bot": dict(sorted(stats.actions_by_bot.items())),
-    }
-    results = evaluate(thresholds, summary)
-    summary["thresholds"] = results
-    summary["thresholds_ok"] = all_ok(results)
-    return summary
-
 
 def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
     """One row per second from 0 to the last second with data, quiet seconds included as zeros.
@@ -112,8 +48,8 @@ def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) 
             hands=window.hands,
             actions=window.actions,
             errors=window.errors_total,
-            p50_ms=_ms(window.latency.percentile(50)),
-            p99_ms=_ms(window.latency.percentile(99)),
+            p50_ms=ms(window.latency.percentile(50)),
+            p99_ms=ms(window.latency.percentile(99)),
         )
         rows.append(row)
     return rows
@@ -139,7 +75,8 @@ def write_report(
 ) -> dict[str, Path]:
     """Write summary.json, history.csv and report.html into ``out_dir`` (created if missing).
 
-    ``summary`` is normally :func:`build_summary`'s, possibly with keys the caller added.
+    ``summary`` is :func:`sim.summary.build_summary`'s, complete: this is the one place summary.json
+    is written.
     ``bots_online`` maps seconds since the start to bots connected then. Returns the paths by name.
     """
     out = Path(out_dir)
@@ -571,7 +508,7 @@ def render_html(
         )))
         charts.append(_figure("Latency over time", *_line_chart(
             "Action latency over time", bins, end, "latency (ms)",
-            [(name, colour, [_ms(b.latency.percentile(q)) for b in bins])
+            [(name, colour, [ms(b.latency.percentile(q)) for b in bins])
              for name, q, colour in (("p50", 50.0, _GREEN), ("p99", 99.0, _ORANGE))],
         )))
     else:

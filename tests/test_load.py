@@ -28,8 +28,9 @@ from loopback import connections_of, outside_loopback
 
 from services.table.ledger import LedgerEntry, SeatRecord
 from sim import cluster
+from sim.chaos import ChaosEvent
 from sim.cli import main as cli_main
-from sim.driver import ChaosEvent, LoadTest, RunResult
+from sim.driver import LoadTest, RunResult
 from sim.registry import ChipCount, Registry
 from sim.scenario import BOT_KINDS, Distribution, Scenario, ScenarioError, from_mapping, load
 

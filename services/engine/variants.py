@@ -80,6 +80,11 @@ class Variant:
     def is_stud(self) -> bool:
         return self.forced_bets is ForcedBets.ANTE_BRING_IN
 
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        """Pickle a game by its code: its rankings are compiled evaluators, rebuilt by lookup, so
+        options cross process boundaries (Ray, a ledger) as a few bytes."""
+        return variant_named, (self.code,)
+
 
 _SEVEN_STUD_STREETS = (
     Street(down=2, up=1),

@@ -88,6 +88,8 @@ class LiveTable:
         self._loop = loop
         self._metrics = metrics
         self._hands_completed = metrics.hands_completed.labels(options.variant.code)
+        self.hands_completed = 0
+        """Hands played to the end at this table (voided ones are not)."""
         self._tokens = tokens
         self._hand_pause = hand_pause
         self._outbox_limit = outbox_limit
@@ -424,6 +426,7 @@ class LiveTable:
             elif kind is ev.CapReached:
                 metrics.raise_caps.inc()
             elif kind is ev.HandEnded:
+                self.hands_completed += 1
                 self._hands_completed.inc()
                 if len(self._last_pots) > 1:
                     metrics.side_pots.inc(len(self._last_pots) - 1)

@@ -9,7 +9,6 @@ the drain deadline, voids the rest with an exact refund, then stops.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 import signal
@@ -140,27 +139,8 @@ async def serve(config: ServerConfig) -> int:
     return 0
 
 
-GC_THRESHOLDS = (10_000, 50, 1_000)
-"""Garbage collector thresholds for the server process (Python's defaults are 700, 10, 10).
-
-With 5,000 Play streams the heap holds a few hundred thousand long-lived objects, and a default
-full collection walks them all for about half a second every few seconds: that pause, not CPU, set
-the p99 of an action's round trip (600 ms instead of 100 ms in benchmarks/table_service.py). These
-thresholds keep young collections at a few milliseconds and make full ones rare (every few hundred
-million allocations, minutes apart), at the cost of cyclic garbage living longer before it is freed.
-"""
-
-
-def tune_gc() -> None:
-    """Apply :data:`GC_THRESHOLDS`, and move everything alive now (modules, descriptors, the
-    engine's lookup tables) out of the collector's sight for good: it never becomes garbage."""
-    gc.set_threshold(*GC_THRESHOLDS)
-    gc.freeze()
-
-
 def run(config: ServerConfig, log_level: str = "INFO") -> int:
     jsonlog.configure(log_level)
-    tune_gc()
     try:
         return asyncio.run(serve(config))
     except OSError as exc:

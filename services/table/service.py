@@ -16,15 +16,22 @@ from typing import Any, TypeAlias
 import grpc
 from google.protobuf.message import Message
 
+from services.engine import variant_named
+
+from . import convert
+from . import validation as check
 from .auth import SeatKey, token_from
-from .errors import ServiceError
-from .host import TableHost
+from .errors import ServiceError, invalid
+from .host import TableHost, TableSpec
 from .hub import PONGS, RESULTS, Outbox, frame
 from .live_table import LiveTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
 
 SERVICE_NAME = "tablestorm.v1.TableService"
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+"""ListTables: tables per page by default and at most (a page of summaries stays far below 1 MiB)."""
 HELLO_TIMEOUT = 10.0
 """A Play stream that has not said Hello by then is closed (it holds a connection slot)."""
 
@@ -42,21 +49,44 @@ class TableService:
     # ----------------------------------------------------------------- unary calls
 
     async def create_table(self, request: pb.CreateTableRequest, context: Context) -> pb.TableState:
-        return (await self._host.open_table(request)).state()
+        try:
+            options = convert.options_from_proto(request.options)
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+        seed = request.seed if request.HasField("seed") else None
+        return (await self._host.open_table(TableSpec(request.table_id, options, seed))).state()
 
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> pb.TableState:
         return self._host.table(request.table_id).state()
 
     async def list_tables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
-        return self._host.list_tables(request)
+        game = request.game
+        if game:
+            try:
+                variant_named(game if len(game) <= convert.MAX_GAME_LENGTH else "?")
+            except ValueError as exc:
+                raise invalid(f"game: {exc}") from None
+        if request.page_size > MAX_PAGE_SIZE:
+            raise invalid(f"page_size: at most {MAX_PAGE_SIZE}, got {request.page_size}")
+        after = check.table_id(request.page_token, "page_token") if request.page_token else ""
+        page, more = self._host.page(game, request.page_size or DEFAULT_PAGE_SIZE, after)
+        return pb.ListTablesResponse(
+            tables=[live.summary() for live in page], next_page_token=page[-1].table_id if more else ""
+        )
 
     async def close_table(self, request: pb.CloseTableRequest, context: Context) -> pb.CloseTableResponse:
-        return await self._host.close_table(request.table_id)
+        closing = await self._host.close_table(request.table_id)
+        return pb.CloseTableResponse(
+            closed=closing.closed, seats_taken=closing.seats_taken, hand_running=closing.hand_running
+        )
 
     async def sit_down(self, request: pb.SitDownRequest, context: Context) -> pb.SitDownResponse:
-        response = self._host.sit_down(request)
-        await self._host.table(request.table_id).persist_seats()
-        return response
+        post = request.post_to_play if request.HasField("post_to_play") else True
+        live, token, state = self._host.sit_down(
+            request.table_id, request.seat, request.player_id, request.buy_in, post
+        )
+        await live.persist_seats()
+        return pb.SitDownResponse(seat_token=token, seat=state)
 
     async def stand_up(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
         live, key = self._seat(context, request.table_id, request.seat)
@@ -106,7 +136,11 @@ class TableService:
             ) from None
         if first.WhichOneof("kind") != "hello":
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "hello: the first message must be a hello")
-        live, key, outbox = self._host.subscribe(first.hello, token_from(context.invocation_metadata()))
+        hello = first.hello
+        resume = hello.resume_after_seq if hello.HasField("resume_after_seq") else None
+        live, key, outbox = self._host.subscribe(
+            hello.table_id, hello.seat, resume, token_from(context.invocation_metadata())
+        )
         metrics = self._metrics
         metrics.messages_in.inc()
         metrics.streams_live.inc()
