@@ -112,6 +112,17 @@ class TableHostActor:
     async def ping(self) -> float:
         return time.time()
 
+    async def processing_histogram(self) -> list[tuple[float, float]]:
+        """The server's action processing time histogram: (bucket upper bound in seconds,
+        cumulative count) pairs, ``+Inf`` last, as Prometheus exposes it."""
+        assert self.server is not None, "start() first"
+        return [
+            (float(sample.labels["le"]), sample.value)
+            for metric in self.server.metrics.action_latency.collect()
+            for sample in metric.samples
+            if sample.name.endswith("_bucket")
+        ]
+
     async def hands_by_game(self) -> dict[str, int]:
         """Hands played to the end on this host since it started, by game."""
         return self._host().hands_by_game()

@@ -335,14 +335,25 @@ def _load(args: argparse.Namespace) -> int:
             print("tablestorm load: --prometheus: the prometheus binary is not installed "
                   "(Debian: apt-get install prometheus)", file=sys.stderr)
             return 2
+    from sim.interruption import EXIT_STATUS, Interruption
+
     out = Path(args.out)
-    result = LoadTest(scenario, out, address=args.address, chaos=chaos, prometheus=args.prometheus).run()
+    interruption = Interruption()
+    test = LoadTest(scenario, out, address=args.address, chaos=chaos, prometheus=args.prometheus,
+                    interruption=interruption, command=args.command_line)
+    try:
+        result = test.run()
+    except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
+        print("tablestorm load: interrupted before the load began: nothing was measured", file=sys.stderr)
+        return EXIT_STATUS
     summary = result.summary
     print(json.dumps({k: summary[k] for k in (
         "bots", "duration_s", "hands", "actions", "hands_per_s", "actions_per_s", "latency_ms",
-        "errors_total", "chips_conserved", "protocol_violations", "thresholds_ok",
+        "errors_total", "chips_conserved", "protocol_violations", "thresholds_ok", "interrupted",
     ) if k in summary}))
     print(f"report: {result.files.get('report', out / 'report.html')}", file=sys.stderr)
+    if interruption.signal_name is not None:
+        return EXIT_STATUS
     return 0 if result.ok and summary.get("chips_conserved") is not False else 1
 
 
@@ -382,6 +393,7 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
+    args.command_line = ["tablestorm", *(sys.argv[1:] if argv is None else argv)]
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -43,7 +43,7 @@ import random
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -52,14 +52,16 @@ from . import cluster
 from .bots.client import Assignment
 from .chaos import ChaosEvent
 from .deployment import Deployment
+from .interruption import Abort, Interruption
 from .live import LiveView
 from .recovery import rebuild_tables
 from .report import write_report
+from .reporting.meta import run_metadata
 from .scenario import Scenario
 from .seat_pool import Occupant, SeatPool
 from .shaping import LoadShape
 from .stats import RunStats
-from .summary import LoadRunFacts, WindDown, build_summary
+from .summary import LoadRunFacts, WindDown, build_summary, merge_buckets
 
 __all__ = ["LoadTest", "RunResult", "RunState"]
 
@@ -96,6 +98,10 @@ class RunState:
     """fleet -> the first protocol violations its bots described (the counts are in ``stats``)."""
     finishing: bool = False
     """The load is over: a fleet that dies now is not replaced (its players stay seated)."""
+    load_stats: RunStats | None = None
+    """The load's stats while the wind-down counts into ``stats`` apart."""
+    processing: list[tuple[float, float]] = field(default_factory=list)
+    """The hosts' processing-time histogram at the end of the load (merged)."""
 
     @property
     def bots_online(self) -> int:
@@ -137,7 +143,11 @@ class LoadTest:
         host_limits: dict[str, Any] | None = None,
         bot_config: dict[str, Any] | None = None,
         on_second: Callable[[int, RunState], None] | None = None,
+        interruption: Interruption | None = None,
+        command: Sequence[str] = (),
     ) -> None:
+        """``interruption``: the signals of a command-line run (see :mod:`sim.interruption`);
+        ``command``: its argv, for the report's metadata."""
         self.scenario = scenario
         self.out_dir = out_dir
         self.address = address
@@ -147,6 +157,8 @@ class LoadTest:
         self.host_limits = {"max_tables": 5000, **(host_limits or {})}
         self.bot_config = {"stop_timeout": 30.0, **(bot_config or {})}
         self.on_second = on_second
+        self.interruption = interruption or Interruption(stream)
+        self.command = tuple(command)
         self.prometheus_url: str | None = None
         self.prometheus_server: Any = None
         """The run's :class:`~sim.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
@@ -191,8 +203,14 @@ class LoadTest:
             # setting up thousands of tables must not eat into the seconds of load asked for.
             state.start = time.time()
             deployment.begin(state.start)
-            self._loop(state)
-            summary, files = self._finish(state)
+            # Installed after Ray started: its driver sets a SIGTERM handler of its own that ends
+            # the process on the spot.
+            with self.interruption.installed():
+                try:
+                    self._loop(state)
+                    summary, files = self._finish(state)
+                except Abort:
+                    summary, files = self._report(state, time.time() - state.start, aborted=True)
             return RunResult(summary, files, bool(summary.get("thresholds_ok", True)))
         finally:
             if prom is not None:
@@ -214,7 +232,7 @@ class LoadTest:
         live = LiveView(self.stream, duration_s=self.scenario.duration_s)
         chaos = deque(self.chaos)
         second = 0
-        while True:
+        while not self.interruption.requested.is_set():
             elapsed = time.time() - state.start
             if elapsed >= self.scenario.duration_s:
                 break
@@ -232,8 +250,8 @@ class LoadTest:
                 self.on_second(second, state)
             second += 1
             pause = state.start + second - time.time()
-            if pause > 0:
-                time.sleep(pause)  # the run's one-second tick: a timeline, not a wait for state
+            if pause > 0:  # the run's one-second tick (a timeline, not a wait for state); a signal ends it
+                self.interruption.requested.wait(pause)
         live.finish()
 
     def _add(self, state: RunState, count: int, elapsed: float) -> None:
@@ -367,49 +385,91 @@ class LoadTest:
     # ----------------------------------------------------------------- the end
 
     def _finish(self, state: RunState) -> tuple[dict[str, Any], dict[str, Path]]:
+        """The wind-down, then the report. First the tables stop dealing, then the bots leave, then
+        the hosts drain: a table that dealt on would keep its leaving players in hand after hand
+        (they act at once, so hands race and starve their StandUp calls), and a drain before they
+        left would cut their streams and void their hands. A dead host or fleet is found on the
+        way; the ledger refunds its hands."""
         ray, deployment = self._ray, state.deployment
         duration = time.time() - state.start
         state.finishing = True
         self._collect(state)  # everything up to the end of the load
         self._check_hosts(state)
-        hands_by_game: dict[str, int] = {}
-        for counts in state.host_hands.values():
-            for game, hands in counts.items():
-                hands_by_game[game] = hands_by_game.get(game, 0) + hands
-        # The wind-down (bots playing out their hands, then standing up) is counted apart: hands
-        # and actions after the end must not swell the rates measured over the load's duration.
-        # Its errors are faults all the same (see the module's docstring) and count with the run's.
-        load, state.stats = state.stats, RunStats()
+        state.processing = merge_buckets(deployment.broadcast(deployment.hosts, "processing_histogram"))
+        # The wind-down's hands and actions are counted apart: they must not swell the rates
+        # measured over the load's duration. Its errors are faults all the same (see the module's
+        # docstring) and count with the run's.
+        state.load_stats, state.stats = state.stats, RunStats()
         wind_down_started = time.time()
-        # First the tables stop dealing, then the bots leave, then the hosts drain: a table that
-        # dealt on would keep its leaving players in hand after hand (they act at once, so hands
-        # race and starve their StandUp calls), and a drain before they left would cut their
-        # streams and void their hands. A dead host or fleet is found below; the ledger refunds.
         deployment.broadcast(deployment.hosts, "close_tables")
         deployment.broadcast(deployment.fleets, "stop_all")
         self._collect(state)
         self._check_hosts(state)
         drained = deployment.broadcast(deployment.hosts, "drain", 0.0)
-        wind_down, state.stats = state.stats, load
+        wind_down, state.stats, state.load_stats = state.stats, state.load_stats, None
         for second, window in wind_down.series.items():
             for kind, count in window.errors.items():
                 for _ in range(count):
-                    load.error(kind, float(second))
+                    state.stats.error(kind, float(second))
         for _ in range(wind_down.hands_voided):
-            load.hand_voided()
+            state.stats.hand_voided()
         chips = ray.get(self.registry.chips.remote())
+        end = WindDown(
+            seconds=time.time() - wind_down_started,
+            hands=wind_down.hands,
+            actions=wind_down.actions,
+            errors=wind_down.errors,
+            chips_left_at_tables=chips.on_tables,
+        )
+        return self._report(
+            state, duration, wind_down=end, voided_at_end=sum(v for _, v in drained),
+            chips=(chips.bought, chips.on_tables + chips.cashed_out),
+        )
+
+    def _report(
+        self,
+        state: RunState,
+        duration: float,
+        *,
+        aborted: bool = False,
+        wind_down: WindDown | None = None,
+        voided_at_end: int = 0,
+        chips: tuple[int, int] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, Path]]:
+        """Write summary.json, history.csv and report.html for the run as far as it went; without
+        ``chips`` (an aborted run never counts them) chip conservation is unknown."""
+        deployment = state.deployment
+        stats = state.stats if state.load_stats is None else state.load_stats
+        hands_by_game: dict[str, int] = {}
+        for counts in state.host_hands.values():
+            for game, hands in counts.items():
+                hands_by_game[game] = hands_by_game.get(game, 0) + hands
+        scenario = self.scenario
+        stages = tuple(scenario.stages_run(duration))
+        warnings = []
+        if scenario.stages and len(stages) < len(scenario.stages):
+            warnings.append(
+                f"the ramp was cut short: {len(scenario.stages) - len(stages)} of {len(scenario.stages)}"
+                f" stages never ran (duration_s {scenario.duration_s:g} < the stages'"
+                f" {sum(st.duration_s for st in scenario.stages):g} s)"
+            )
+        interrupted = self.interruption.signal_name
+        if interrupted:
+            warnings.append(f"interrupted by {interrupted} after {duration:.1f} of {scenario.duration_s:g} s")
+        if aborted:
+            warnings.append("stopped at once by a second signal: no wind-down, chips not counted")
         facts = LoadRunFacts(
-            scenario=self.scenario.name,
+            run=run_metadata(self.command or ("tablestorm", "load", scenario.name), state.start),
+            scenario=scenario.name,
+            scenario_resolved=scenario.resolved(),
+            stages_run=stages,
+            warnings=tuple(warnings),
+            interrupted=interrupted,
+            aborted=aborted,
             kinds_acted=tuple(state.kinds_acted),
             hands_voided_by_faults=state.hands_voided_by_faults,
-            hands_voided_at_end=sum(v for _, v in drained),
-            wind_down=WindDown(
-                seconds=time.time() - wind_down_started,
-                hands=wind_down.hands,
-                actions=wind_down.actions,
-                errors=wind_down.errors,
-                chips_left_at_tables=chips.on_tables,
-            ),
+            hands_voided_at_end=voided_at_end,
+            wind_down=wind_down,
             recoveries=tuple(state.recoveries),
             chips_bought_by_bots=sum(state.bought.values()),
             nodes=len({deployment.info[h].node_id for h in deployment.hosts}),
@@ -418,18 +478,20 @@ class LoadTest:
             registry_node=deployment.registry_node,
             protocol_violation_samples=tuple(v for f in sorted(state.violations) for v in state.violations[f])[:50],
             prometheus_url=self.prometheus_url,
+            processing=state.processing,
         )
         summary = build_summary(
-            state.stats,
+            stats,
             bots=max(state.bots_online_series.values(), default=0),
             duration_s=round(duration, 2),
-            chips_start=chips.bought,
-            chips_end=chips.on_tables + chips.cashed_out,
-            hosts=self.scenario.hosts,
-            fleets=self.scenario.fleets,
-            thresholds=self.scenario.thresholds,
+            chips_start=None if chips is None else chips[0],
+            chips_end=None if chips is None else chips[1],
+            hosts=scenario.hosts,
+            fleets=scenario.fleets,
+            thresholds=scenario.thresholds,
             run=facts.to_dict(),
         )
-        files = write_report(self.out_dir, summary, state.stats, bots_online=state.bots_online_series,
-                             title=f"tablestorm load: {self.scenario.name}")
+        with self.interruption.shielded():
+            files = write_report(self.out_dir, summary, stats, bots_online=state.bots_online_series,
+                                 title=f"tablestorm load: {scenario.name}")
         return summary, files

@@ -9,10 +9,11 @@ valid (small) scenario; every bad value raises :class:`ScenarioError` naming the
 
 from __future__ import annotations
 
+import enum
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,19 @@ class Scenario:
             return math.ceil(self.arrival_rate * self.session.mean * 1.5) + 8
         return max(s.bots for s in self.stages) if self.stages else self.bots
 
+    def stages_run(self, elapsed: float) -> list[int]:
+        """Closed model: the indexes of the stages that had begun ``elapsed`` seconds into the run."""
+        begun, start = [], 0.0
+        for index, stage in enumerate(self.stages):
+            if start < elapsed:
+                begun.append(index)
+            start += stage.duration_s
+        return begun
+
+    def resolved(self) -> dict[str, Any]:
+        """The scenario as it ran (file, defaults and flags merged), JSON-safe, for summary.json."""
+        return asdict(self, dict_factory=lambda items: {k: _plain(v) for k, v in items})
+
     def bot_kinds(self, count: int, rng: random.Random) -> list[str]:
         """``count`` bot kinds in the mix's proportions (largest remainders, then shuffled)."""
         total = sum(self.bot_mix.values())
@@ -131,6 +145,16 @@ class Scenario:
         kinds += by_remainder[: count - len(kinds)]
         rng.shuffle(kinds)
         return kinds
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 # ----------------------------------------------------------------------------- parsing

@@ -5,23 +5,32 @@ checks the thresholds; :class:`LoadRunFacts` is what the driver knows beyond the
 recoveries, the wind-down, placements), added before the thresholds are checked. Keys:
 
 - ``bots``, ``hosts``, ``fleets``, ``duration_s``; ``hands``, ``actions``, ``hands_per_s``,
-  ``actions_per_s`` (over the load, the wind-down excluded); ``latency_ms`` (the bot's action round
-  trip: p50/p90/p95/p99/p999/min/max/mean);
+  ``actions_per_s`` (over the load, the wind-down excluded); ``latency_ms``: the **action round
+  trip**, what a player waits: from a bot writing an action to its result arriving, measured by the
+  bots (p50/p90/p95/p99/p999/min/max/mean);
+- ``server_processing_ms``: the **server's processing time** of an action (validate, apply, fan
+  out), the part of the round trip spent inside the table service, from the hosts' Prometheus
+  histogram ``tablestorm_action_latency_seconds`` (``p50``, ``p99``, ``count``; bucket
+  interpolation as PromQL's ``histogram_quantile`` does it);
 - ``errors`` by kind, ``errors_total``, ``protocol_violations``; ``timeouts``,
   ``timeouts_by_outcome`` (CLOCK-2), ``side_pots`` (BET-7), ``raise_caps`` (BET-2),
   ``hands_voided``; ``chips_start``, ``chips_end``, ``chips_conserved``; ``actions_by_kind``,
   ``actions_by_bot``;
-- the run's facts (:class:`LoadRunFacts`): ``scenario``, ``kinds_acted``, ``hands_voided_by_faults``,
-  ``hands_voided_at_end``, ``wind_down`` (``seconds``, ``hands``, ``actions``, ``errors``,
-  ``chips_left_at_tables``), ``recoveries``, ``chips_bought_by_bots``, ``nodes``,
-  ``hands_by_game``, ``placements``, ``registry_node``, ``protocol_violation_samples``,
-  ``prometheus_url`` (None without ``--prometheus``);
+- the run's facts (:class:`LoadRunFacts`): ``run`` (tablestorm version, command line, start time,
+  machine: :func:`sim.reporting.meta.run_metadata`), ``scenario`` and ``scenario_resolved`` (every
+  setting as it ran), ``stages_run``, ``warnings``, ``interrupted`` (the signal that stopped the
+  run early, or None) and ``aborted`` (a second signal: no wind-down, chips not counted),
+  ``kinds_acted``, ``hands_voided_by_faults``, ``hands_voided_at_end``, ``wind_down``
+  (``seconds``, ``hands``, ``actions``, ``errors``, ``chips_left_at_tables``; None when aborted),
+  ``recoveries``, ``chips_bought_by_bots``, ``nodes``, ``hands_by_game``, ``placements``,
+  ``registry_node``, ``protocol_violation_samples``, ``prometheus_url`` (None without
+  ``--prometheus``);
 - ``thresholds`` (each expression with its metric, value and verdict) and ``thresholds_ok``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -96,6 +105,33 @@ def build_summary(
     return summary
 
 
+def histogram_quantile(q: float, buckets: Iterable[tuple[float, float]]) -> float | None:
+    """The ``q`` quantile (0..1) of a Prometheus histogram given as (upper bound, cumulative count)
+    pairs, interpolated linearly inside the bucket as PromQL's ``histogram_quantile`` does; None
+    without observations. A quantile in the ``+Inf`` bucket is the last finite bound."""
+    ordered = sorted(buckets)
+    if not ordered or ordered[-1][1] <= 0:
+        return None
+    rank = q * ordered[-1][1]
+    lower, below = 0.0, 0.0
+    for bound, count in ordered:
+        if count >= rank:
+            if bound == float("inf"):
+                return lower
+            return lower + (bound - lower) * ((rank - below) / (count - below) if count > below else 1.0)
+        lower, below = bound, count
+    return lower
+
+
+def merge_buckets(histograms: Iterable[Iterable[tuple[float, float]]]) -> list[tuple[float, float]]:
+    """Several servers' histograms of the same buckets as one (counts added bucket by bucket)."""
+    total: dict[float, float] = {}
+    for histogram in histograms:
+        for bound, count in histogram:
+            total[bound] = total.get(bound, 0.0) + count
+    return sorted(total.items())
+
+
 @dataclass(frozen=True, slots=True)
 class WindDown:
     """The end of a run: tables stop dealing, bots play their hand out and stand up, hosts drain."""
@@ -113,11 +149,17 @@ class WindDown:
 class LoadRunFacts:
     """What a load run's driver knows beyond the fleets' stats (see the module docstring)."""
 
+    run: Mapping[str, Any]
     scenario: str
+    scenario_resolved: Mapping[str, Any]
+    stages_run: tuple[int, ...]
+    warnings: tuple[str, ...]
+    interrupted: str | None
+    aborted: bool
     kinds_acted: tuple[str, ...]
     hands_voided_by_faults: int
     hands_voided_at_end: int
-    wind_down: WindDown
+    wind_down: WindDown | None
     recoveries: tuple[dict[str, Any], ...]
     chips_bought_by_bots: int
     nodes: int
@@ -126,15 +168,23 @@ class LoadRunFacts:
     registry_node: str
     protocol_violation_samples: tuple[str, ...]
     prometheus_url: str | None
+    processing: Sequence[tuple[float, float]] = ()
+    """The hosts' merged processing-time histogram (see :func:`histogram_quantile`)."""
 
     def to_dict(self) -> dict[str, Any]:
         wind_down = self.wind_down
         return {
+            "run": dict(self.run),
             "scenario": self.scenario,
+            "scenario_resolved": dict(self.scenario_resolved),
+            "stages_run": list(self.stages_run),
+            "warnings": list(self.warnings),
+            "interrupted": self.interrupted,
+            "aborted": self.aborted,
             "kinds_acted": sorted(self.kinds_acted),
             "hands_voided_by_faults": self.hands_voided_by_faults,
             "hands_voided_at_end": self.hands_voided_at_end,
-            "wind_down": {
+            "wind_down": None if wind_down is None else {
                 "seconds": round(wind_down.seconds, 2),
                 "hands": wind_down.hands,
                 "actions": wind_down.actions,
@@ -149,4 +199,9 @@ class LoadRunFacts:
             "registry_node": self.registry_node,
             "protocol_violation_samples": list(self.protocol_violation_samples),
             "prometheus_url": self.prometheus_url,
+            "server_processing_ms": {
+                "p50": ms(histogram_quantile(0.5, self.processing)),
+                "p99": ms(histogram_quantile(0.99, self.processing)),
+                "count": int(self.processing[-1][1]) if self.processing else 0,
+            },
         }
