@@ -64,16 +64,14 @@ class GameSpec:
     seats: int = 0
     """Seats per table (0 = the game's maximum)."""
     buy_in_big_bets: int = 0
-    """Posted buy-in in big bets (0 = the table default of 100)."""
+    """Posted buy-in in big bets, big blinds in pot and no limit (0 = the table default of 100)."""
 
     def table_options(self, clock_seconds: float) -> TableOptions:
-        variant = variant_named(self.game)
-        stakes = Stakes.default(self.small_bet)
-        buy_in = self.buy_in_big_bets * max(stakes.big_bet, stakes.big_blind)
-        return TableOptions(
-            variant, stakes, structure=self.structure, clock_seconds=clock_seconds,
-            max_seats=self.seats, buy_in=buy_in,
+        options = TableOptions(
+            variant_named(self.game), Stakes.default(self.small_bet), structure=self.structure,
+            clock_seconds=clock_seconds, max_seats=self.seats,
         )
+        return replace(options, buy_in=self.buy_in_big_bets * options.big_unit)
 
 
 @dataclass(frozen=True, slots=True)

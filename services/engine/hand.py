@@ -296,7 +296,13 @@ class Hand:
         elif kind is BRING_IN:
             if not self._bring_in_pending:
                 raise IllegalAction(f"player {i} cannot bring in: the bring-in is only the first stud action")
-            self._wager(i, BRING_IN, min(self._bring_in, self.stacks[i]), bring_in=True)
+            bring = min(self._bring_in, self.stacks[i])
+            amount = fields[1]
+            if amount != 0 and amount != bring:  # 0: the bring-in is implied, as a call's amount is
+                raise IllegalAction(
+                    f"player {i} brings in for {bring}, not {amount!r} (a full small bet is COMPLETE)"
+                )
+            self._wager(i, BRING_IN, bring, bring_in=True)
         elif kind is COMPLETE or kind is BET or kind is RAISE:  # not ``in AGGRESSIVE``: Enum hashes in Python
             amount = fields[1]
             if type(amount) is not int:

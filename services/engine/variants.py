@@ -240,8 +240,13 @@ class TableOptions:
         return self.max_seats or self.variant.max_players
 
     @property
+    def big_unit(self) -> int:
+        """What buy-ins are counted in: the big bet in fixed limit, the big blind in pot and no limit."""
+        return self.stakes.big_bet if self.structure is Structure.FIXED_LIMIT else self.stakes.big_blind
+
+    @property
     def posted_buy_in(self) -> int:
-        return self.buy_in or 100 * max(self.stakes.big_bet, self.stakes.big_blind)
+        return self.buy_in or 100 * self.big_unit
 
     @property
     def open_pair_active(self) -> bool:

@@ -186,12 +186,13 @@ class TableHost:
 
     def sit_down(
         self, table_id: str, seat: int, player_id: str, buy_in: int, post_to_play: bool
-    ) -> tuple[LiveTable, str, pb.SeatState]:
-        """Seat a player with the posted buy-in; returns the table, the seat token and the seat."""
+    ) -> tuple[LiveTable, pb.SitDownResponse]:
+        """Seat a player with the posted buy-in; returns the table and the seat's token, state and
+        the seq to resume a stream after (see :meth:`LiveTable.sit_down`)."""
         self._require_accepting()
         live = self.table(table_id)
-        token, state = live.sit_down(seat, check.player_id(player_id), buy_in, post_to_play)
-        return live, token, state
+        token, state, resume_after = live.sit_down(seat, check.player_id(player_id), buy_in, post_to_play)
+        return live, pb.SitDownResponse(seat_token=token, seat=state, resume_after_seq=resume_after)
 
     def subscribe(
         self, table_id: str, seat: int, resume_after: int | None, token: str | None

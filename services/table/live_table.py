@@ -170,7 +170,9 @@ class LiveTable:
 
     def sit_down(
         self, seat_no: int, player_id: str, buy_in: int, post_to_play: bool
-    ) -> tuple[str, pb.SeatState]:
+    ) -> tuple[str, pb.SeatState, int]:
+        """Seat a player with the posted buy-in (TABLE-1); returns the seat token, the seat, and
+        the seq to resume a stream after so that no event from the sit-down on is missed."""
         check.seat(seat_no, self.options.seats)
         if self.closing:
             raise failed(f"table {self.table_id!r} is closing: it takes no new players")
@@ -194,9 +196,10 @@ class LiveTable:
         self._chips += posted
         self.bought += posted
         self._metrics.seats_live.inc()
+        resume_after = self.log.last_seq
         self._seat_changed(seat_no)
         self._maybe_start()
-        return token, self.seat_state(seat_no)
+        return token, self.seat_state(seat_no), resume_after
 
     def stand_up(self, key: SeatKey) -> int:
         session = self.session(key)
@@ -285,8 +288,9 @@ class LiveTable:
             if actor != key.seat:
                 raise TableError(f"it is seat {actor}'s turn, not seat {key.seat}'s")
             if request.HasField("turn_seq") and request.turn_seq != self._turn_seq:
+                when = "has passed" if request.turn_seq < self._turn_seq else "has not come (no turn had it)"
                 raise TableError(
-                    f"turn_seq: the turn at seq {request.turn_seq} has passed; seat {key.seat}'s turn"
+                    f"turn_seq: the turn at seq {request.turn_seq} {when}; seat {key.seat}'s turn"
                     f" now is at seq {self._turn_seq}"
                 )
             events = self.table.apply(key.seat, action)

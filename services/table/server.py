@@ -20,10 +20,9 @@ from wsgiref.simple_server import WSGIServer
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from . import jsonlog
+from . import jsonlog, reflection
 from .gc_policy import tune_for_latency
 from .host import DrainReport, HostLimits, TableHost
 from .interceptors import MetricsInterceptor
@@ -80,9 +79,7 @@ class TableServer:
         )
         server.add_generic_rpc_handlers((handlers(TableService(self.host, self.metrics)),))
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-        )
+        reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
         address = f"{config.host}:{config.port}"
         if config.tls_cert is not None and config.tls_key is not None:
             credentials = grpc.ssl_server_credentials(

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 import grpc
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from services.engine import variant_named
 
-from . import convert
+from . import convert, jsonlog
 from . import validation as check
 from .auth import SeatKey, token_from
 from .errors import ServiceError, invalid
@@ -36,6 +37,33 @@ HELLO_TIMEOUT = 10.0
 """A Play stream that has not said Hello by then is closed (it holds a connection slot)."""
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+log = logging.getLogger(__name__)
+_UNDECODABLE = jsonlog.Throttled(log, "undecodable request")
+
+
+class Undecodable:
+    """Request bytes that do not parse as the method's message: the handler answers
+    INVALID_ARGUMENT (gRPC itself would answer UNKNOWN and log a traceback per request)."""
+
+    __slots__ = ("error", "message")
+
+    def __init__(self, message: str, error: str) -> None:
+        self.message = message
+        self.error = error
+
+    def refusal(self) -> ServiceError:
+        _UNDECODABLE.warn(expected=self.message, error=self.error)
+        return invalid(f"request: the bytes are not a valid {self.message} message")
+
+
+def _parser(kind: type[Message]) -> Callable[[bytes], Message | Undecodable]:
+    def parse(data: bytes) -> Message | Undecodable:
+        try:
+            return kind.FromString(data)
+        except DecodeError as exc:
+            return Undecodable(kind.DESCRIPTOR.full_name, str(exc))
+
+    return parse
 
 
 class TableService:
@@ -82,11 +110,9 @@ class TableService:
 
     async def sit_down(self, request: pb.SitDownRequest, context: Context) -> pb.SitDownResponse:
         post = request.post_to_play if request.HasField("post_to_play") else True
-        live, token, state = self._host.sit_down(
-            request.table_id, request.seat, request.player_id, request.buy_in, post
-        )
+        live, response = self._host.sit_down(request.table_id, request.seat, request.player_id, request.buy_in, post)
         await live.persist_seats()
-        return pb.SitDownResponse(seat_token=token, seat=state)
+        return response
 
     async def stand_up(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
         live, key = self._seat(context, request.table_id, request.seat)
@@ -134,6 +160,8 @@ class TableService:
             raise ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {HELLO_TIMEOUT:g} s"
             ) from None
+        if type(first) is Undecodable:
+            raise first.refusal()
         if first.WhichOneof("kind") != "hello":
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "hello: the first message must be a hello")
         hello = first.hello
@@ -173,6 +201,10 @@ class TableService:
         with contextlib.suppress(grpc.RpcError, grpc.aio.AioRpcError):
             async for message in requests:
                 count()
+                if type(message) is Undecodable:
+                    refusal = message.refusal()
+                    outbox.close(refusal.code, refusal.message)
+                    return
                 kind = message.WhichOneof("kind")
                 if kind == "act":
                     outbox.push(frame(RESULTS, _stream_act(live, key, message.act)))
@@ -214,9 +246,14 @@ def _unary(method: Handler) -> Handler:
 
     async def handle(request: Any, context: Context) -> Any:
         try:
+            if type(request) is Undecodable:
+                raise request.refusal()
             return await method(request, context)
         except ServiceError as exc:
             await context.abort(exc.code, exc.message)
+        except Exception:  # a bug: logged once here, and the client learns nothing of the code
+            log.exception("handler failed", extra={"method": method.__name__})
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged by the server)")
 
     return handle
 
@@ -236,7 +273,7 @@ def handlers(service: TableService) -> grpc.GenericRpcHandler:
     def unary(method: Handler, request: type[Message], response: type[Message]) -> grpc.RpcMethodHandler:
         return grpc.unary_unary_rpc_method_handler(
             _unary(method),
-            request_deserializer=request.FromString,
+            request_deserializer=_parser(request),
             response_serializer=response.SerializeToString,
         )
 
@@ -259,7 +296,7 @@ def handlers(service: TableService) -> grpc.GenericRpcHandler:
             "GetHistory": unary(service.get_history, pb.SeatRequest, pb.History),
             # Responses are pre-serialized ServerMessage bytes (see services.table.hub).
             "Play": grpc.stream_stream_rpc_method_handler(
-                play, request_deserializer=pb.ClientMessage.FromString, response_serializer=None
+                play, request_deserializer=_parser(pb.ClientMessage), response_serializer=None
             ),
         },
     )
