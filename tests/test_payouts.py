@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournament.payouts import payout_table, places_paid, tiers
+from services.tournament.payouts import WINNER_SHARE, payout_table, places_paid, tiers, winner_share
 
 FIELDS_ALL = range(2, 10_001)
 FIELDS_STRIDED = sorted(
@@ -147,6 +147,14 @@ def test_tourn9_wsop_2025_main_event() -> None:
         assert abs(math.log(ours / real)) < math.log(1.25), (ours, real)
 
 
+def test_tourn9_winner_share_chart() -> None:
+    assert [winner_share(places) for places, _ in WINNER_SHARE] == pytest.approx([s for _, s in WINNER_SHARE])
+    assert winner_share(20_000) == pytest.approx(0.1105)  # held beyond the last row
+    assert winner_share(23) == pytest.approx(0.25 * (0.23 / 0.25) ** (math.log(23 / 18) / math.log(27 / 18)))
+    shares = [winner_share(places) for places in range(4, 20_001)]
+    assert all(b <= a for a, b in itertools.pairwise(shares))
+
+
 def test_tourn9_tiers_after_the_final_table() -> None:
     assert tiers(9) == (1,) * 9
     assert tiers(11) == (1,) * 9 + (2,)
@@ -209,6 +217,7 @@ def test_tourn9_explicit_table() -> None:
         (lambda: payout_table(100, 100, percent_paid=0), "percent_paid"),
         (lambda: payout_table(100, 100, percent_paid=101), "percent_paid"),
         (lambda: places_paid(100, math.nan), "percent_paid"),
+        (lambda: payout_table(10, 100, percent_paid=-1, explicit=[100]), "percent_paid"),
         (lambda: payout_table(10, 100, explicit=[50, 30]), "explicit"),
         (lambda: payout_table(10, 100, explicit=[50, 30, 30]), "explicit"),
         (lambda: payout_table(3, 100, explicit=[40, 30, 20, 10]), "explicit"),

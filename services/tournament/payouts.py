@@ -143,6 +143,7 @@ def payout_table(
         raise ValueError(f"pool must be a whole number of units, at least 0, got {pool!r}")
     if not isinstance(min_cash, int) or isinstance(min_cash, bool) or min_cash < 0:
         raise ValueError(f"min_cash must be a whole number of units, at least 0, got {min_cash!r}")
+    _check_percent_paid(percent_paid)
     if explicit is not None:
         return _split_percents(pool, _checked_table(explicit, entries))
     paid = places_paid(entries, percent_paid)
@@ -176,11 +177,10 @@ def tiers(paid: int) -> tuple[int, ...]:
 
 def _curve_table(paid: int, pool: int, min_cash: int) -> tuple[int, ...]:
     """The clipped power law (module docstring) for ``paid`` >= 4 places, in whole units."""
+    if pool == 0:
+        return (0,) * paid
     floor = min(min_cash, math.floor(MAX_FLOOR_SHARE * pool / paid))
-    rest = pool - paid * floor
     widths = tiers(paid)
-    if rest == 0:
-        return (floor,) * paid
     first = winner_share(paid)
     low = floor / pool
     powers = -np.log(np.arange(1, paid + 1, dtype=np.float64))
@@ -200,7 +200,7 @@ def _curve_table(paid: int, pool: int, min_cash: int) -> tuple[int, ...]:
     ends = np.cumsum(widths)
     sums = np.add.reduceat(excess(alpha), ends - np.asarray(widths))
     weights = [Fraction(float(total)) / width for total, width in zip(sums, widths, strict=True)]
-    return _apportion(rest, weights, widths, base=floor)
+    return _apportion(pool - paid * floor, weights, widths, base=floor)
 
 
 def _split_percents(pool: int, percents: tuple[Fraction, ...]) -> tuple[int, ...]:
@@ -239,7 +239,7 @@ def _checked_table(explicit: Sequence[float], entries: int) -> tuple[Fraction, .
         if value <= 0:
             raise ValueError(f"explicit[{place - 1}] must be positive, got {percent!r}")
         if percents and value > percents[-1]:
-            raise ValueError(f"explicit[{place - 1}] ({percent}) is more than place {place - 1}'s percent")
+            raise ValueError(f"explicit[{place - 1}] ({percent}) is more than the place above it")
         percents.append(value)
     if not math.isclose(math.fsum(explicit), 100.0, rel_tol=0.0, abs_tol=1e-9):
         raise ValueError(f"explicit percents must sum to 100, got {math.fsum(explicit):g}")
