@@ -23,6 +23,7 @@ from services.tournament.advisor import (
     DENOMINATIONS,
     FINAL_BIG_BET_CHIPS,
     FIRST_BIG_BET_STACKS,
+    MAX_PLAY_LEVELS,
     AdviceError,
     StructureRequest,
     denomination,
@@ -88,7 +89,7 @@ def check_suggestion(request: StructureRequest, structure: dict[str, Any]) -> No
     # the levels and breaks fill the target within half a step (a level, and a break when one follows)
     minutes = sum(level.get("duration_s", 0) + level.get("break_s", 0) for level in structure["levels"]) / 60
     step = request.level_minutes + (request.break_minutes if request.breaks_every else 0)
-    assert abs(minutes - request.target_hours * 60) <= step / 2 + 1 / 60
+    assert abs(minutes - request.target_hours * 60) <= step / 2 + 1 / 60  # whole seconds
     if not request.breaks_every:
         assert abs(len(levels) * request.level_minutes - request.target_hours * 60) <= request.level_minutes
 
@@ -137,7 +138,10 @@ def test_no_limit_draw_levels_are_blinds_and_an_ante() -> None:
         ({"entrants": 1}, "entrants"),
         ({"target_hours": 0}, "target_hours"),
         ({"target_hours": math.nan}, "target_hours"),
+        ({"target_hours": math.inf}, "target_hours"),
+        ({"level_minutes": math.nan}, "level_minutes"),
         ({"target_hours": 0.5}, "target_hours"),  # under two 20-minute levels
+        ({"target_hours": 10_000}, "target_hours"),  # over 500 levels
         ({"level_minutes": 0}, "level_minutes"),
         ({"level_minutes": 0.001}, "level_minutes"),
         ({"betting": "no_limit"}, "betting"),
@@ -150,6 +154,7 @@ def test_no_limit_draw_levels_are_blinds_and_an_ante() -> None:
         ({"starting_stack": 10**17}, "starting_stack"),
         ({"breaks_every": -1}, "breaks_every"),
         ({"breaks_every": 2, "break_minutes": 0}, "break_minutes"),
+        ({"breaks_every": 2, "break_minutes": 0.001}, "break_minutes"),
         ({"late_reg_levels": 13}, "late_reg_levels"),  # 4 hours of 20 minutes: 12 levels
         ({"late_reg_levels": -1}, "late_reg_levels"),
     ],
@@ -185,7 +190,8 @@ def test_tourn1_any_request(
     try:
         structure = suggest(request)
     except AdviceError as exc:
-        assert exc.field == "target_hours" and hours * 60 < 2 * minutes
+        assert exc.field == "target_hours"
+        assert hours * 60 < 2 * minutes or hours * 60 > MAX_PLAY_LEVELS * minutes
         return
     check_suggestion(request, structure)
 

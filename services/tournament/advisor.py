@@ -44,6 +44,9 @@ DENOMINATIONS: tuple[int, ...] = tuple(
 )
 """The amounts a level may post: 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 25, 30, 40, 50, 60, 80, 100, ..."""
 
+MAX_PLAY_LEVELS = 500
+"""The most play levels a suggestion holds (a month of 1-minute levels is not a structure)."""
+
 MAX_CHIPS = 10**18
 """The most chips a requested tournament may hold (every level then stays within the denominations)."""
 
@@ -91,11 +94,11 @@ def suggest(request: StructureRequest) -> dict[str, Any]:
     """The structure mapping (the YAML schema's keys, in its order) for ``request``; raises
     :class:`AdviceError` naming the field that cannot work."""
     variant, structure = _validated(request)
-    plays = _play_levels(request)
+    level_s, break_s = round(request.level_minutes * 60), round(request.break_minutes * 60)
+    plays = _play_levels(request, level_s, break_s)
     stack, chips = request.starting_stack, request.entrants * request.starting_stack
     first, last = stack / FIRST_BIG_BET_STACKS, chips / FINAL_BIG_BET_CHIPS
     growth = (last / first) ** (1 / (plays - 1))
-    duration_s = round(request.level_minutes * 60)
     levels: list[dict[str, int]] = []
     for number in range(1, plays + 1):
         stakes = _stakes(variant, structure, first * growth ** (number - 1))
@@ -104,9 +107,9 @@ def suggest(request: StructureRequest) -> dict[str, Any]:
             raise AdviceError(
                 "starting_stack", f"{stack} chips is under 50 first-level big bets ({_big_bet(stakes)})"
             )
-        levels.append({"duration_s": duration_s, **_level_amounts(variant, structure, stakes)})
+        levels.append({"duration_s": level_s, **_level_amounts(variant, structure, stakes)})
         if request.breaks_every and number % request.breaks_every == 0 and number < plays:
-            levels.append({"break_s": round(request.break_minutes * 60)})
+            levels.append({"break_s": break_s})
     result: dict[str, Any] = {
         "name": f"{variant.name} {structure.value.replace('_', ' ')}: {request.entrants} entrants, "
         f"about {request.target_hours:g} h",
@@ -122,7 +125,7 @@ def suggest(request: StructureRequest) -> dict[str, Any]:
 
 
 def _validated(request: StructureRequest) -> tuple[Variant, Structure]:
-    """The game and betting structure, once the request's game, seats, field and stack can work."""
+    """The game and betting structure, once the request's game, seats, field, stack and times can work."""
     try:
         variant = variant_named(request.game)
     except ValueError as exc:
@@ -143,30 +146,38 @@ def _validated(request: StructureRequest) -> tuple[Variant, Structure]:
         raise AdviceError("starting_stack", f"must be positive, not {request.starting_stack}")
     if request.entrants * request.starting_stack > MAX_CHIPS:
         raise AdviceError("starting_stack", f"entrants x starting stack is over {MAX_CHIPS:.0e} chips")
-    return variant, structure
-
-
-def _play_levels(request: StructureRequest) -> int:
-    """How many play levels, with their breaks, come nearest the target (at least 2)."""
     for name in ("target_hours", "level_minutes", "break_minutes"):
         value = getattr(request, name)
         if not math.isfinite(value) or value <= 0:
             raise AdviceError(name, f"must be a positive number, not {value:g}")
-    if round(request.level_minutes * 60) < 1:
-        raise AdviceError("level_minutes", f"{request.level_minutes:g} minutes is under a second")
+    return variant, structure
+
+
+def _play_levels(request: StructureRequest, level_s: int, break_s: int) -> int:
+    """How many play levels of ``level_s`` seconds, with their breaks, come nearest the target (at
+    least 2); the fit is made in the whole seconds the file will hold."""
+    for name, whole_seconds in (("level_minutes", level_s), ("break_minutes", break_s)):
+        if whole_seconds < 1:
+            raise AdviceError(name, f"{getattr(request, name):g} minutes is under a second")
     if request.breaks_every < 0:
         raise AdviceError("breaks_every", f"must be 0 (no breaks) or more, not {request.breaks_every}")
-    target = request.target_hours * 60
-    if target < 2 * request.level_minutes:
+    target = request.target_hours * 3600
+    if target < 2 * level_s:
         raise AdviceError(
             "target_hours", f"{request.target_hours:g} h is shorter than two {request.level_minutes:g}-minute levels"
         )
 
-    def minutes(plays: int) -> float:
-        breaks = (plays - 1) // request.breaks_every if request.breaks_every else 0
-        return plays * request.level_minutes + breaks * request.break_minutes
+    if target > MAX_PLAY_LEVELS * level_s:
+        raise AdviceError(
+            "target_hours",
+            f"{request.target_hours:g} h needs over {MAX_PLAY_LEVELS} {request.level_minutes:g}-minute levels",
+        )
 
-    plays = min(range(2, math.ceil(target / request.level_minutes) + 2), key=lambda n: abs(minutes(n) - target))
+    def seconds(plays: int) -> int:
+        breaks = (plays - 1) // request.breaks_every if request.breaks_every else 0
+        return plays * level_s + breaks * break_s
+
+    plays = min(range(2, math.ceil(target / level_s) + 2), key=lambda n: abs(seconds(n) - target))
     if not 0 <= request.late_reg_levels <= plays:
         raise AdviceError(
             "late_reg_levels", f"must be between 0 and the {plays} play levels, not {request.late_reg_levels}"

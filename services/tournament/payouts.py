@@ -194,7 +194,7 @@ def _curve_table(paid: int, pool: int, min_cash: int) -> tuple[int, ...]:
         return float(excess(alpha).sum()) - (1.0 - paid * low)
 
     high = 1.0
-    while surplus(high) > 0:  # the sum falls from paid * first >= 1 at 0 toward first + low < 1
+    while surplus(high) > 0:  # the total falls from paid * first (> 1) toward first + (paid - 1) * low (< 1)
         high *= 2.0
     alpha = brentq(surplus, 0.0, high, xtol=1e-12)
     ends = np.cumsum(widths)
