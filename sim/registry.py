@@ -48,6 +48,9 @@ class _Table:
 
 
 class Registry:
+    """A load run's one source of truth outside the hosts: where every table lives, and each
+    table's ledger, so a lost host's tables can be rebuilt elsewhere with no chip lost."""
+
     def __init__(self) -> None:
         self.hosts: dict[str, HostInfo] = {}
         self._tables: dict[str, _Table] = {}

@@ -101,6 +101,12 @@ def default_blinds(options: TableOptions, players: int, button: int) -> list[Bli
 
 
 class Hand:
+    """One hand of any game, from the deal to the last award: the rules as a state machine.
+
+    Whose turn it is (:attr:`actor`), what they may do (:meth:`legal_actions`), doing it
+    (:meth:`apply`), and the append-only :attr:`events` every other layer reads; tables, services
+    and simulations only ever drive a hand through these."""
+
     __slots__ = (
         "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_bring_in",
         "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first", "_fixed",

@@ -57,6 +57,9 @@ class DeckRule:
 
 @dataclass(frozen=True, slots=True)
 class Variant:
+    """One game as data (deck, streets, forced bets, rankings, structures offered): the hand state
+    machine reads everything it needs from it, so a new game is a new row, not new code."""
+
     code: str
     name: str
     streets: tuple[Street, ...]

@@ -60,6 +60,9 @@ SEQ_EPOCH_BITS = 40
 
 
 class LiveTable:
+    """A table being served: an engine table plus everything live play adds (event numbering and
+    log, subscribers, the action clock, seat sessions, chip checks, the ledger hooks)."""
+
     def __init__(
         self,
         table_id: str,
