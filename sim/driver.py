@@ -70,10 +70,13 @@ class ChaosEvent:
 
     @classmethod
     def parse(cls, text: str) -> ChaosEvent:
-        match = re.fullmatch(r"(kill-host|kill-fleet)(?:@(\d+(?:\.\d+)?)s?)?", text.strip())
+        """``kill-host@20s`` or ``kill-fleet@7.5``: the time is required (an event "at 0 s" by
+        omission would fire before the load has started)."""
+        match = re.fullmatch(r"(kill-host|kill-fleet)@(\d+(?:\.\d+)?)s?", text.strip())
         if match is None:
-            raise ValueError(f"--chaos: expected kill-host@SECONDS or kill-fleet@SECONDS, got {text!r}")
-        return cls(match.group(1), float(match.group(2) or 0.0))
+            raise ValueError(f"--chaos: expected kill-host@SECONDS or kill-fleet@SECONDS (e.g. kill-host@20s), "
+                             f"got {text!r}")
+        return cls(match.group(1), float(match.group(2)))
 
 
 @dataclass(slots=True)
