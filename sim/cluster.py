@@ -86,6 +86,8 @@ def connect(
 ) -> ClusterInfo:
     """Join ``address`` (``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``) within ``timeout`` seconds,
     or start a new loopback-only local Ray when None; :class:`ClusterError` when neither works."""
+    if address is not None:
+        token_auth_wanted()  # before Ray is imported: its native config reads RAY_AUTH_MODE once
     ray = _ray()
     if ray.is_initialized():
         started = False
@@ -120,7 +122,8 @@ def disconnect() -> None:
 def token_auth_wanted() -> bool:
     """Turn Ray's token authentication on for a join when ``RAY_AUTH_MODE`` is unset and a token
     is at hand (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``), as Ray does
-    for ``auto`` only. A cluster without token auth accepts a client that sends one."""
+    for ``auto`` only. A cluster without token auth accepts a client that sends one. It must run
+    before ``import ray`` in this process (Ray's native config reads the variable once)."""
     if AUTH_MODE in os.environ:
         return os.environ[AUTH_MODE].lower() == "token"
     if any(os.environ.get(name) for name in TOKEN_VARIABLES) or DEFAULT_TOKEN_FILE.is_file():
@@ -133,7 +136,7 @@ def _join(ray: Any, address: str, timeout: float) -> None:
     match = _ADDRESS.match(address)
     if match is not None and match["scheme"] is None:
         _probe(address, match["host"].strip("[]"), int(match["port"]), min(timeout, 5.0))
-    token = token_auth_wanted()
+    token = os.environ.get(AUTH_MODE, "").lower() == "token"
     try:
         _bounded(
             lambda: ray.init(address=address, log_to_driver=False, configure_logging=False),

@@ -91,7 +91,8 @@ class Scenario:
     clock_seconds: float = 2.0
     bots: int = 200
     bot_mix: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_BOT_MIX))
-    think: Distribution = Distribution("uniform", 0.0, 0.05, 0.3)
+    think: Distribution = Distribution("uniform", 0.175, 0.05, 0.3)
+    """Uniform between 0.05 and 0.3 s (``value`` is the mean, as the parser sets it)."""
     stages: tuple[Stage, ...] = ()
     """Closed model: the bot count ramps linearly to each stage's target over its duration."""
     arrival_rate: float = 0.0

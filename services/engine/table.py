@@ -8,9 +8,9 @@ CLOCK-3 (a timed-out player sits out after the hand until they act or ask to ret
 DRAW-6 (the dead button: the big blind moves one active player a hand, the small blind is the
 last big blind, the button is the last small blind's seat, and missed blinds are owed).
 
-DRAW-6 [decision]: RULES.md reads seed 004 literally for a missed small blind (an extra big
-blind, and the big blind takes the button next). That path lets a player receive the button
-having paid only a big blind, which breaks the invariant RULES.md says must hold whatever the
+DRAW-6 [decision] (docs/rules.md): the room's page, read literally, asks for an extra big blind
+when the small blind is missed, and gives the big blind the button next. That path lets a player receive the button
+having paid only a big blind, which breaks the invariant DRAW-6 says must hold whatever the
 path; this table keeps the invariant with the standard dead-button rule instead: the small
 blind is simply not posted, the button lands on the missing player's seat, and that player
 owes a dead small blind (or waits for the button to pass) to return.

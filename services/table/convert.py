@@ -64,7 +64,7 @@ STAKES_FIELDS = ("small_bet", "big_bet", "ante", "bring_in", "small_blind", "big
 
 
 def options_from_proto(msg: pb.TableOptions) -> TableOptions:
-    """Build engine options, filling RULES.md defaults; ValueError names the field at fault."""
+    """Build engine options, filling the defaults of docs/rules.md; ValueError names the field at fault."""
     if len(msg.game) > MAX_GAME_LENGTH:
         known = ", ".join(VARIANTS)
         raise ValueError(f"options.game: unknown game of {len(msg.game)} characters; known games: {known}")
