@@ -19,6 +19,7 @@ later when a table host cannot start there.
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import os
 import re
 import socket
@@ -137,6 +138,9 @@ def _join(ray: Any, address: str, timeout: float) -> None:
     if match is not None and match["scheme"] is None:
         _probe(address, match["host"].strip("[]"), int(match["port"]), min(timeout, 5.0))
     token = os.environ.get(AUTH_MODE, "").lower() == "token"
+    quiet = _NotMainThread()
+    worker_log = logging.getLogger("ray._private.worker")
+    worker_log.addFilter(quiet)
     try:
         _bounded(
             lambda: ray.init(address=address, log_to_driver=False, configure_logging=False),
@@ -154,7 +158,17 @@ def _join(ray: Any, address: str, timeout: float) -> None:
             "(`ray get-auth-token` on the head prints it)"
         )
         raise ClusterError(f"cannot join Ray at {address}: {_first_line(exc)}; {hint}") from exc
+    finally:
+        worker_log.removeFilter(quiet)
     _check_nodes(ray, timeout)
+
+
+class _NotMainThread(logging.Filter):
+    """Drops Ray's warning that a driver connected from a thread installs no SIGTERM handler: a
+    joined cluster keeps running whatever happens to this process (its actors die with it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("SIGTERM handler is not set")
 
 
 def _probe(address: str, host: str, port: int, seconds: float) -> None:
