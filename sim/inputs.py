@@ -24,6 +24,7 @@ __all__ = [
     "PORT",
     "PROBABILITY",
     "SEED",
+    "WHOLE",
     "Bound",
     "InputError",
     "flag",
@@ -94,6 +95,8 @@ def flag(bound: Bound) -> Callable[[str], Any]:
 
 NON_NEGATIVE: Final = Bound()
 """Seconds, rates and weights: zero or more."""
+WHOLE: Final = Bound(integer=True)
+"""A whole number, zero or more (0 often meaning "the default": seats, buy-in in big bets)."""
 COUNT: Final = Bound(minimum=1, integer=True)
 """How many of something there must be at least one of (hands, players, tables, actors)."""
 PROBABILITY: Final = Bound(maximum=1.0)

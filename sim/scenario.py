@@ -21,7 +21,7 @@ import yaml
 from services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, variant_named
 from services.table.convert import MAX_CLOCK_SECONDS
 
-from .inputs import COUNT, NON_NEGATIVE, SEED, Bound, InputError
+from .inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, InputError
 from .thresholds import parse as parse_threshold
 
 BOT_KINDS = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky", "strength")
@@ -143,10 +143,8 @@ DURATION_S: Final = Bound(minimum=1)
 CLOCK_SECONDS: Final = Bound(minimum=0.05, maximum=MAX_CLOCK_SECONDS)
 """CLOCK-1: the action clock, from a twentieth of a second (load tests shorten it) to the table
 service's own limit."""
-BOTS: Final = Bound(integer=True)
 SMALL_BET: Final = Bound(minimum=2, integer=True)
 """The smallest small bet whose default stakes (STUD-3, DRAW-2) are whole chips."""
-WHOLE: Final = Bound(integer=True)
 
 SCENARIO_KEYS: Final = (
     "name", "duration_s", "games", "clock_seconds", "bots", "bot_mix", "think_s", "stages",
@@ -275,7 +273,7 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
         st = _mapping(stage, path, STAGE_KEYS)
         parsed_stages.append(Stage(
             NON_NEGATIVE.check(st.get("duration_s", 0), f"{path}.duration_s"),
-            BOTS.check(st.get("bots", 0), f"{path}.bots"),
+            WHOLE.check(st.get("bots", 0), f"{path}.bots"),
         ))
     thresholds = spec.get("thresholds") or []
     if not isinstance(thresholds, list) or not all(isinstance(t, str) for t in thresholds):
@@ -294,7 +292,7 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
         name=str(name),
         duration_s=DURATION_S.check(spec.get("duration_s", s.duration_s), where("duration_s")),
         clock_seconds=CLOCK_SECONDS.check(spec.get("clock_seconds", s.clock_seconds), where("clock_seconds")),
-        bots=BOTS.check(spec.get("bots", s.bots), where("bots")),
+        bots=WHOLE.check(spec.get("bots", s.bots), where("bots")),
         think=_distribution(spec["think_s"], where("think_s")) if "think_s" in spec else s.think,
         stages=tuple(parsed_stages),
         arrival_rate=NON_NEGATIVE.check(spec.get("arrival_rate", 0.0), where("arrival_rate")),
