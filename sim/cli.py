@@ -343,6 +343,7 @@ def _load(args: argparse.Namespace) -> int:
     import json
 
     from sim import cluster
+    from sim.deployment import DeploymentError
     from sim.driver import LoadTest
     from sim.inputs import InputError
     from sim.interruption import EXIT_STATUS, Interruption
@@ -373,6 +374,9 @@ def _load(args: argparse.Namespace) -> int:
         result = test.run()
     except PrometheusError as exc:
         print(f"tablestorm load: --prometheus: {exc}", file=sys.stderr)
+        return 2
+    except DeploymentError as exc:
+        print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
         print("tablestorm load: interrupted before the load began: nothing was measured", file=sys.stderr)

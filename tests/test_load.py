@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from services.table.ledger import LedgerEntry, SeatRecord
 from sim import cluster
 from sim.chaos import ChaosEvent
 from sim.cli import main as cli_main
+from sim.deployment import DeploymentError, within
 from sim.driver import LoadTest, RunResult
 from sim.registry import ChipCount, Registry
 from sim.scenario import BOT_KINDS, Distribution, Scenario, ScenarioError, from_mapping, load
@@ -463,3 +465,17 @@ def test_prometheus_scrapes_the_run(ray_local: cluster.ClusterInfo, tmp_path: Pa
     assert seen["by_game"] and set(seen["by_game"]) <= {"5stud", "7stud8"}, seen
     assert test.prometheus_server is None  # stopped with the run
     _assert_sound(summary)
+
+
+def test_a_call_to_the_runs_actors_is_bounded_and_names_what_did_not_answer(ray_local: cluster.ClusterInfo) -> None:
+    ray = cluster._ray()
+
+    @ray.remote(num_cpus=0)
+    def stuck() -> int:
+        time.sleep(30)  # the remote side hanging: what the bound is for
+        return 1
+
+    started = time.monotonic()
+    with pytest.raises(DeploymentError, match=r"the stuck host did not answer within 0.5 s.*ray status"):
+        within(ray, stuck.remote(), 0.5, "the stuck host")
+    assert time.monotonic() - started < 10
