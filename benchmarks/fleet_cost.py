@@ -74,11 +74,12 @@ async def fleet_main(args: argparse.Namespace) -> None:
         Assignment(args.target, f"t{k // SEATS}", k % SEATS + 1, f"p{k}", KINDS[k % len(KINDS)], seed=k)
         for k in range(args.bots)
     ]
-    fleet = Fleet(config=BotConfig(stop_timeout=10.0))
+    # A host saturated by the bots already playing welcomes the last ones slowly: wait for them.
+    fleet = Fleet(config=BotConfig(stop_timeout=10.0, rpc_timeout=60.0))
     joined = await fleet.add(assignments)
     tune_for_latency()  # as a FleetActor does once started
     await asyncio.sleep(args.warmup)
-    fleet.stats.take()
+    join_errors = fleet.stats.take().errors
     messages, events = fleet.tally.messages, fleet.tally.events
     fleet_cpu, host_cpu = cpu_seconds(os.getpid()), cpu_seconds(args.server_pid)
     started = time.perf_counter()
@@ -94,6 +95,7 @@ async def fleet_main(args: argparse.Namespace) -> None:
     per_1000 = 1000.0 / actions if actions else float("nan")
     print(json.dumps({
         "bots": len(joined),
+        "join_errors": join_errors,
         "seconds": round(seconds, 2),
         "actions": actions,
         "actions_per_s": round(actions / seconds, 1),

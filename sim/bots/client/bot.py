@@ -438,16 +438,11 @@ class Bot:
         events, then the turn. Public so that tests can feed it messages a server never sends."""
         tally, referee, tracker = self._tally, self._referee, self._tracker
         tally.messages += 1
-        for violation in referee.check(message):
+        tally.events += len(message.events)
+        for violation in referee.check(message, tracker):
             self._violation(violation)
-        if message.HasField("welcome"):
-            self._on_welcome(message.welcome)
-        events = message.events
-        if events:
-            tally.events += len(events)
-            fold = tracker.fold
-            for event in events:
-                fold(event, event.WhichOneof("kind"))
+        if referee.welcomed is not None:
+            self._on_welcome(referee.welcomed)
         if referee.settled:
             self._settle()
         if referee.clock_outcomes:
@@ -466,12 +461,10 @@ class Bot:
             self._on_turn()
 
     def _on_welcome(self, welcome: pb.Welcome) -> None:
-        referee = self._referee
-        if referee.resuming:
+        if self._referee.resuming:
             self._tally.resumes += 1
             if welcome.gap:
                 self._tally.resume_gaps += 1
-        self._tracker.welcome(welcome, referee.continues(welcome))
         self._lifecycle.welcomed()
         self._welcomed.set()
 

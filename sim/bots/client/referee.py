@@ -32,7 +32,7 @@ card is -1, a real one 0..51).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
@@ -42,7 +42,7 @@ from sim.stats import TIMEOUT_OUTCOMES
 from ..strategies import MONEY_KINDS, Action, Legal, is_allowed
 from .protocol import HIDDEN, KIND_NAMES, OUTCOME_NAMES, PLAYABLE
 
-__all__ = ["ACCEPTED", "LATE", "Referee", "Settled", "Turn", "Violations"]
+__all__ = ["ACCEPTED", "LATE", "Follower", "Referee", "Settled", "Turn", "Violations"]
 
 Violations = tuple[str, ...]
 _NONE: Final[Violations] = ()
@@ -53,6 +53,15 @@ LATE: Final = -1
 _FAILED_PRECONDITION: Final = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 _CLOCK_FOLLOW_UP: Final = {"check": "check", "fold": "fold", "bring_in": "bring_in", "stand_pat": "draw"}
 """The Acted (or Drew) kind the engine reports after each CLOCK-2 outcome (all-in reports none)."""
+
+
+class Follower(Protocol):
+    """What follows a stream beside the referee (the hand tracker), fed as the referee reads it, so
+    that each message's parts are walked once."""
+
+    def welcome(self, welcome: pb.Welcome, continues: bool) -> None: ...
+
+    def fold(self, event: pb.Event, kind: str | None) -> None: ...
 
 
 class Turn(NamedTuple):
@@ -113,6 +122,7 @@ class Referee:
         "settled",
         "turn",
         "turn_opened",
+        "welcomed",
     )
 
     def __init__(self, seat: int, *, takeover: bool = False) -> None:
@@ -150,6 +160,8 @@ class Referee:
         """Whether the last message checked opened :attr:`turn` (the bot should decide)."""
         self.hand_over = False
         """Whether the last message checked ended (or voided) a hand."""
+        self.welcomed: pb.Welcome | None = None
+        """The Welcome of the last message checked, if it had one."""
         self.settled: list[Settled] = []
         """Actions answered since the bot last took them."""
         self.clock_outcomes: list[str] = []
@@ -188,17 +200,31 @@ class Referee:
 
     # ----------------------------------------------------------------- what the server sends
 
-    def check(self, message: pb.ServerMessage) -> Violations:
+    def check(self, message: pb.ServerMessage, follower: Follower | None = None) -> Violations:
         """Check one (possibly coalesced) message in the proto's order: welcome, results, events,
-        then the turn; returns what it breaks."""
+        then the turn; returns what it breaks. ``follower`` is handed the welcome and each event
+        (with its kind) right after the referee has read them."""
         found = self._found
         self.turn_opened = self.hand_over = False
+        self.welcomed = None
         if message.HasField("welcome"):
-            self._welcome(message.welcome)
-        if message.results:
-            self._results(message.results)
-        for event in message.events:
-            self._event(event)
+            welcome = self.welcomed = message.welcome
+            self._welcome(welcome)
+            if follower is not None:
+                follower.welcome(welcome, self.continues(welcome))
+        results = message.results
+        if results:
+            self._results(results)
+        check = self._event
+        if follower is None:
+            for event in message.events:
+                check(event, event.WhichOneof("kind"))
+        else:
+            fold = follower.fold
+            for event in message.events:
+                kind = event.WhichOneof("kind")
+                check(event, kind)
+                fold(event, kind)
         if self._rejections:
             self._judge_rejections()
         if message.HasField("your_turn"):
@@ -262,7 +288,7 @@ class Referee:
                 self.settled.append(Settled(pending.action, pending.sent, result.code, result.message))
         self._rejections.clear()
 
-    def _event(self, event: pb.Event) -> None:
+    def _event(self, event: pb.Event, kind: str | None) -> None:
         found = self._found
         seq = event.seq
         last = self.last_seq
@@ -272,7 +298,6 @@ class Referee:
         elif seq != last + 1:
             found.append(f"event seq {seq} after {last}" + (" (backwards)" if seq <= last else " (gap)"))
         self.last_seq = seq
-        kind = event.WhichOneof("kind")
         if kind == "cards_dealt":
             dealt = event.cards_dealt
             down = dealt.down
