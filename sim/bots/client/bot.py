@@ -25,8 +25,8 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Coroutine
-from typing import Any, Final
+from collections.abc import Awaitable
+from typing import Final, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
@@ -36,7 +36,6 @@ from sim.stats import PROTOCOL_VIOLATION, RunStats
 from ..strategies import Action, Strategy, leaving_action, strategy_for
 from .config import Assignment, BotConfig, Resolver
 from .lifecycle import GIVE_UP, Lifecycle, Next, Phase
-from .play import PlayStream
 from .protocol import KIND_NUMBERS
 from .referee import ACCEPTED, LATE, Referee, Turn
 from .tally import Tally
@@ -51,6 +50,15 @@ _STATUS_NAMES: Final = {code.value[0]: code.name for code in grpc.StatusCode}
 _POLL_STREAMING: Final = 5.0
 _POLL_WITHOUT_STREAM: Final = 1.0
 """Seconds between StandUp attempts of a stopping bot still live in a hand."""
+
+
+class PlayCall(Protocol):
+    """The stream a bot writes to (a :class:`~.play.PlayStream`). A ``write`` that returns an
+    awaitable completes later and is awaited in the background; the PlayStream's returns None."""
+
+    def write(self, message: pb.ClientMessage) -> Awaitable[None] | None: ...
+
+    def cancel(self) -> bool: ...
 
 
 def _left(deadline: float) -> float:
@@ -130,7 +138,7 @@ class Bot:
         self._lifecycle = Lifecycle()
         self._referee = Referee(self.seat, takeover=assignment.seat_token is not None)
         self._tracker = HandTracker(self.seat, needs_board=self.strategy.needs_board)
-        self._call: PlayStream | None = None
+        self._call: PlayCall | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._act_handle: asyncio.TimerHandle | None = None
         self._chores: set[asyncio.Task[None]] = set()
@@ -338,7 +346,7 @@ class Bot:
 
         self._background(run())
 
-    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+    def _background(self, work: Awaitable[None]) -> None:
         """Run ``work`` as a task the bot holds (and cancels when it stops)."""
         task = asyncio.ensure_future(work)
         self._chores.add(task)
@@ -415,7 +423,7 @@ class Bot:
             drop = asyncio.get_running_loop().call_later(self.rng.uniform(*drops), self._drop)
         self._tally.streams += 1
         try:
-            await call.write(pb.ClientMessage(hello=hello))
+            call.write(pb.ClientMessage(hello=hello))
             return await asyncio.shield(call.ended)
         finally:
             self._tally.streams -= 1
@@ -549,4 +557,6 @@ class Bot:
         )
         hand = self._tracker.hand
         referee.sent(action_id, action, time.perf_counter(), tuple(hand.down) if hand is not None else ())
-        self._background(call.write(pb.ClientMessage(act=request)))
+        written = call.write(pb.ClientMessage(act=request))
+        if written is not None:
+            self._background(written)

@@ -64,7 +64,8 @@ REFUSED_STREAM: Final = 0x7
 ENHANCE_YOUR_CALM: Final = 0xB
 MAX_WINDOW: Final = (1 << 31) - 1
 RECEIVE_WINDOW: Final = 1 << 24
-"""Receive window of each stream (16 MiB); the connection's is MAX_WINDOW. Topped up at half."""
+"""Receive window of each stream (16 MiB) unless told otherwise; the connection's is MAX_WINDOW.
+Each is topped up once half of it is used."""
 DEFAULT_WINDOW: Final = 65_535
 DEFAULT_MAX_FRAME: Final = 16_384
 DECODED: Final = 2048
@@ -89,7 +90,8 @@ def _frame(kind: int, flags: int, stream_id: int, payload: bytes = b"") -> bytes
 
 
 class PlayStream:
-    """One Play call: ``write`` messages, ``cancel`` it, await ``ended`` for its status.
+    """One Play call: ``write`` messages (queued at once: they leave with the connection's next
+    write), ``cancel`` it, await ``ended`` for its status.
 
     Messages arrive through the ``deliver`` callback, called from the connection's ``data_received``;
     an exception it raises ends the stream (reset, CANCEL) and is what ``ended`` raises.
@@ -109,9 +111,11 @@ class PlayStream:
         """The status the stream ended with: OK, or what the trailers, a reset or the connection said."""
         self.details = ""
 
-    async def write(self, message: pb.ClientMessage) -> None:
-        """Queue ``message`` (it leaves with the loop's next flush); ignored once the stream ended,
-        as the reader learns of the end from ``ended``."""
+    def write(self, message: pb.ClientMessage) -> None:
+        """Queue ``message``; ignored once the stream ended (the reader learns of it from ``ended``).
+
+        Synchronous: a write made while the connection hands out messages leaves with the one
+        write that ends that batch, together with every other bot's answer to it."""
         if not self.ended.done():
             body = message.SerializeToString()
             self._connection.send_data(self, b"\0" + len(body).to_bytes(4, "big") + body)
@@ -176,12 +180,14 @@ class PlayStream:
 class PlayConnection(asyncio.Protocol):
     """One HTTP/2 connection carrying Play streams to one server (h2c: cleartext, prior knowledge)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, authority: str) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, authority: str, receive_window: int = RECEIVE_WINDOW) -> None:
         self.loop = loop
         self._authority = authority
+        self._receive_window = receive_window
         self._transport: asyncio.Transport | None = None
         self._out = bytearray()
         self._flush_due = False
+        """A flush is scheduled for the next turn of the loop (for writes made outside data_received)."""
         self._encoder = hpack.Encoder()
         self._decoder = hpack.Decoder()
         self._streams: dict[int, PlayStream] = {}
@@ -205,11 +211,15 @@ class PlayConnection(asyncio.Protocol):
         """Lost, or told GOAWAY: it opens no more streams (the pool opens a new connection)."""
 
     @classmethod
-    async def connect(cls, endpoint: str) -> PlayConnection:
+    async def connect(cls, endpoint: str, *, receive_window: int = RECEIVE_WINDOW) -> PlayConnection:
         """A connection to ``endpoint`` ("host:port"); OSError if it cannot be made."""
+        if not 1 <= receive_window <= MAX_WINDOW:
+            raise ValueError(f"receive_window: must be 1..{MAX_WINDOW} bytes, got {receive_window}")
         loop = asyncio.get_running_loop()
         host, _, port = endpoint.rpartition(":")
-        _, connection = await loop.create_connection(lambda: cls(loop, endpoint), host.strip("[]"), int(port))
+        _, connection = await loop.create_connection(
+            lambda: cls(loop, endpoint, receive_window), host.strip("[]"), int(port)
+        )
         return connection
 
     @property
@@ -235,7 +245,7 @@ class PlayConnection(asyncio.Protocol):
         self._transport = transport
         settings = b"".join(
             key.to_bytes(2, "big") + value.to_bytes(4, "big")
-            for key, value in ((SETTINGS_ENABLE_PUSH, 0), (SETTINGS_INITIAL_WINDOW_SIZE, RECEIVE_WINDOW))
+            for key, value in ((SETTINGS_ENABLE_PUSH, 0), (SETTINGS_INITIAL_WINDOW_SIZE, self._receive_window))
         )
         increment = (MAX_WINDOW - DEFAULT_WINDOW).to_bytes(4, "big")
         transport.write(PREFACE + _frame(SETTINGS, 0, 0, settings) + _frame(WINDOW_UPDATE, 0, 0, increment))
@@ -270,7 +280,7 @@ class PlayConnection(asyncio.Protocol):
             self._goaway(PROTOCOL_ERROR)
             return
         self._inbox = inbox[start:] if start < size else b""
-        self._schedule_flush()
+        self._flush()  # the acknowledgements and every answer the bots wrote while handling
 
     # ----------------------------------------------------------------- streams
 
@@ -344,7 +354,7 @@ class PlayConnection(asyncio.Protocol):
         if stream is None:
             return  # a stream reset or forgotten here while this frame was on its way
         consumed = self._stream_consumed.get(stream_id, 0) + length
-        if consumed >= RECEIVE_WINDOW // 2:
+        if consumed >= self._receive_window // 2:
             self._out += _frame(WINDOW_UPDATE, 0, stream_id, consumed.to_bytes(4, "big"))
             consumed = 0
         self._stream_consumed[stream_id] = consumed
