@@ -58,11 +58,13 @@ PRIORITY_FLAG: Final = 0x20
 SETTINGS_ENABLE_PUSH: Final = 0x2
 SETTINGS_INITIAL_WINDOW_SIZE: Final = 0x4
 SETTINGS_MAX_FRAME_SIZE: Final = 0x5
-NO_ERROR, PROTOCOL_ERROR = 0x0, 0x1
-CANCEL: Final = 0x8
+NO_ERROR: Final = 0x0
+PROTOCOL_ERROR: Final = 0x1
 REFUSED_STREAM: Final = 0x7
+CANCEL: Final = 0x8
 ENHANCE_YOUR_CALM: Final = 0xB
 MAX_WINDOW: Final = (1 << 31) - 1
+"""The largest flow-control window, and the largest stream id."""
 RECEIVE_WINDOW: Final = 1 << 24
 """Receive window of each stream (16 MiB) unless told otherwise; the connection's is MAX_WINDOW.
 Each is topped up once half of it is used."""
@@ -208,7 +210,8 @@ class PlayConnection(asyncio.Protocol):
         self._decoded: dict[bytes, pb.ServerMessage] = {}
         self._decoded_before: dict[bytes, pb.ServerMessage] = {}
         self.closed = False
-        """Lost, or told GOAWAY: it opens no more streams (the pool opens a new connection)."""
+        """Lost, told GOAWAY, or out of stream ids: it opens no more streams (its client makes a new
+        connection for the next)."""
 
     @classmethod
     async def connect(cls, endpoint: str, *, receive_window: int = RECEIVE_WINDOW) -> PlayConnection:
@@ -290,6 +293,8 @@ class PlayConnection(asyncio.Protocol):
             raise ConnectionError(f"the connection to {self._authority} is closed")
         stream_id = self._next_id
         self._next_id += 2
+        if self._next_id > MAX_WINDOW:
+            self.closed = True  # that was the last stream id: the streams open on it play on
         stream = PlayStream(self, stream_id, deliver, self._peer_initial)
         self._streams[stream_id] = stream
         headers = [
@@ -459,8 +464,8 @@ class PlayConnection(asyncio.Protocol):
         self._schedule_flush()
 
     def _goaway(self, code: int) -> None:
-        self._out += _frame(GOAWAY, 0, 0, (self._next_id - 2 if self._next_id > 1 else 0).to_bytes(4, "big")
-                            + code.to_bytes(4, "big"))
+        """End the connection for ``code`` (the last stream id is 0: a server opens no streams here)."""
+        self._out += _frame(GOAWAY, 0, 0, (0).to_bytes(4, "big") + code.to_bytes(4, "big"))
         self._flush()
         if self._transport is not None:
             self._transport.close()
