@@ -1,13 +1,15 @@
 """What the load generator costs: CPU seconds per 1,000 actions in a bot fleet and in the table host.
 
-    .venv/bin/python benchmarks/fleet_cost.py [--bots 400] [--duration 20] [--runs 3] [--profile DIR]
+    .venv/bin/python benchmarks/fleet_cost.py [--bots 400] [--think 0] [--duration 20] [--runs 3] [--profile DIR]
 
 A load tool is worth most when a small generator saturates a large server, so the figure of merit
 is how many actions one fleet core drives for each action one host core serves. Each run starts two
 real processes on 127.0.0.1: a table server (``tablestorm serve``) and a fleet process holding one
 :class:`sim.bots.Fleet` (the bots of ``tablestorm load``, referee and all) with ``--bots`` bots at
-zero think time, seated 8 to a Seven Card Stud table, playing the kinds that never stall a table
-(no sleepers). After a warm-up the fleet process measures, for ``--duration`` seconds:
+zero think time (or ``--think`` seconds), seated 8 to a Seven Card Stud table, playing the kinds
+that never stall a table (no sleepers). At zero think the host is saturated and its queueing sets
+the round trip; a think time that keeps both sides below a core compares latencies at one load.
+After a warm-up the fleet process measures, for ``--duration`` seconds:
 
 * the actions the server accepted (counted by the bots, as RunStats counts them in a load run),
 * both processes' CPU time, user plus system over all their threads, from ``/proc/PID/stat``,
@@ -63,6 +65,7 @@ async def fleet_main(args: argparse.Namespace) -> None:
     from services.table.proto_gen import table_service_pb2 as pb
     from services.table.proto_gen import table_service_pb2_grpc as rpc
     from sim.bots import Assignment, BotConfig, Fleet
+    from sim.scenario import Distribution
 
     options = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), clock_seconds=CLOCK_SECONDS)
     tables = -(-args.bots // SEATS)
@@ -70,8 +73,9 @@ async def fleet_main(args: argparse.Namespace) -> None:
         stub = rpc.TableServiceStub(channel)
         for table in range(tables):
             await stub.CreateTable(pb.CreateTableRequest(table_id=f"t{table}", options=options, seed=table))
+    think = Distribution("fixed", args.think)
     assignments = [
-        Assignment(args.target, f"t{k // SEATS}", k % SEATS + 1, f"p{k}", KINDS[k % len(KINDS)], seed=k)
+        Assignment(args.target, f"t{k // SEATS}", k % SEATS + 1, f"p{k}", KINDS[k % len(KINDS)], think, seed=k)
         for k in range(args.bots)
     ]
     # A host saturated by the bots already playing welcomes the last ones slowly: wait for them.
@@ -135,7 +139,8 @@ def run_once(args: argparse.Namespace, profile: Path | None) -> dict[str, Any]:
         port = json.loads(line)["grpc_port"]
         fleet = subprocess.Popen(
             [sys.executable, __file__, "fleet", "--target", f"127.0.0.1:{port}", "--server-pid", str(server.pid),
-             "--bots", str(args.bots), "--duration", str(args.duration), "--warmup", str(args.warmup)],
+             "--bots", str(args.bots), "--think", str(args.think), "--duration", str(args.duration),
+             "--warmup", str(args.warmup)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         )
         if profile is not None:
@@ -176,13 +181,14 @@ def driver(args: argparse.Namespace) -> None:
         print(f"run {k + 1}: {json.dumps(run)}", flush=True)
     medians = {metric: round(statistics.median(run[metric] for run in runs), 4) for metric in METRICS}
     print(
-        f"{args.bots} bots, zero think, median of {args.runs}: {medians['actions_per_s']} actions/s; "
+        f"{args.bots} bots, think {args.think:g} s, median of {args.runs}: {medians['actions_per_s']} actions/s; "
         f"CPU s per 1,000 actions: fleet {medians['fleet_cpu_s_per_1000']}, host {medians['host_cpu_s_per_1000']}; "
         f"a fleet core drives {medians['host_per_fleet']}x the actions a host core serves; "
         f"rtt p50 {medians['rtt_p50_ms']} ms, p99 {medians['rtt_p99_ms']} ms",
         flush=True,
     )
-    print(json.dumps({"bots": args.bots, "duration_s": args.duration, "runs": runs, "median": medians}), flush=True)
+    summary = {"bots": args.bots, "think_s": args.think, "duration_s": args.duration, "runs": runs, "median": medians}
+    print(json.dumps(summary), flush=True)
 
 
 def main() -> None:
@@ -193,13 +199,14 @@ def main() -> None:
     fleet.add_argument("--server-pid", type=int, required=True)
     for p in (parser, fleet):
         p.add_argument("--bots", type=int, default=400, help="bots in the fleet (default 400)")
+        p.add_argument("--think", type=float, default=0.0, help="seconds each bot thinks per turn (default 0)")
         p.add_argument("--duration", type=float, default=20.0, help="seconds measured per run (default 20)")
         p.add_argument("--warmup", type=float, default=WARMUP, help=f"seconds before measuring (default {WARMUP:g})")
     parser.add_argument("--runs", type=int, default=3, help="runs (medians are reported; default 3)")
     parser.add_argument("--profile", help="directory for py-spy profiles of the fleet process (collapsed stacks)")
     args = parser.parse_args()
-    if args.bots < 1 or args.duration <= 0 or args.warmup < 0 or getattr(args, "runs", 1) < 1:
-        parser.error("--bots and --runs must be at least 1, --duration positive, --warmup not negative")
+    if args.bots < 1 or args.duration <= 0 or args.warmup < 0 or args.think < 0 or getattr(args, "runs", 1) < 1:
+        parser.error("--bots and --runs must be at least 1, --duration positive, --warmup and --think not negative")
     if args.mode == "fleet":
         asyncio.run(fleet_main(args))
     else:

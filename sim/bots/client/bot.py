@@ -155,10 +155,6 @@ class Bot:
         return self._client.endpoint
 
     @property
-    def phase(self) -> Phase:
-        return self._lifecycle.phase
-
-    @property
     def running(self) -> bool:
         """Started and neither stopped nor given up."""
         return self._run_task is not None and not self._run_task.done() and self._lifecycle.active
