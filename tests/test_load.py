@@ -357,6 +357,37 @@ def test_kill_host_voids_refunds_and_reseats(ray_local: cluster.ClusterInfo, tmp
     )
 
 
+def test_kill_fleet_hands_the_seats_to_new_bots_without_false_violations(
+    ray_local: cluster.ClusterInfo, tmp_path: Path
+) -> None:
+    """``--chaos kill-fleet``: a new fleet plays the dead fleet's seats on with the tokens the ledger
+    holds. Each replacement joins a running hand whose replay shows the dead bot's actions for its
+    seat; its referee knows them for the seat's past, not the server's fault (the SRE issue: some 40
+    "the server applied a call that this seat never sent" per run). No violation, no error, chips
+    conserved, and every bot back. The 3 s clock keeps a dead bot's seat in its hand (waiting for the
+    clock on its turn, CLOCK-2) until its replacement comes, so that the replays do show its actions."""
+    scenario = from_mapping({
+        "name": "chaos-fleet", "bots": 120, "hosts": 2, "fleets": 2, "duration_s": 14, "clock_seconds": 3.0,
+        "seed": 3, "games": [{"game": "7stud"}, {"game": "7a5draw"}],
+    })
+    scenario = dataclasses.replace(scenario, think=FAST_THINK)
+    seen: dict[str, Any] = {"fleets": set(), "online_after": []}
+
+    def on_second(second: int, state: Any) -> None:
+        seen["fleets"].update(state.fleets)
+        if len(seen["fleets"]) > scenario.fleets:  # the replacement is up
+            seen["online_after"].append(state.bots_online)
+
+    summary = _run(scenario, tmp_path, chaos=(ChaosEvent.parse("kill-fleet@4s"),), on_second=on_second).summary
+    _assert_sound(summary)
+    assert summary["protocol_violation_samples"] == []
+    assert summary["errors"] == {}, summary["errors"]
+    assert len(seen["fleets"]) == scenario.fleets + 1, seen
+    assert seen["online_after"] and seen["online_after"][-1] == scenario.bots, seen
+    assert summary["hands"] > 0
+    _assert_clean_end(summary)
+
+
 def test_failing_threshold_makes_exit_status_non_zero(
     ray_local: cluster.ClusterInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
