@@ -1,9 +1,9 @@
 """Parse: PHH text into a :class:`PhhHand`, the hand in the engine's terms, or a :class:`PhhFormatError`.
 
 Parsing checks everything that can be checked without playing the hand: the fields a variant needs,
-whole chip amounts, player labels, the syntax of every action, and that each card is in the deck and
-dealt once. Whether the actions are legal is for :func:`~services.engine.phh.replaying.replay` to
-find out.
+whole chip amounts, player labels, the syntax of every action and card. Whether the actions are
+legal, and whether the deck could have dealt those cards then, is for
+:func:`~services.engine.phh.replaying.replay` to find out.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import Action, ActionKind, TimeoutOutcome
-from ..cards import Card, card_str, parse_card
+from ..cards import Card, parse_card
 from ..hand import BlindPost
 from ..variants import VARIANTS, Stakes, Structure, TableOptions, Variant
 from .codes import EXTENSION_MARK, PHH_CODES
@@ -52,8 +52,8 @@ class Step:
 class PhhHand:
     """A parsed PHH hand, in the engine's terms.
 
-    ``order[k]`` is the engine player index of PHH player ``p{k+1}``; ``stacks`` and ``script``
-    are indexed by engine player (``script[-1]`` holds the STUD-7 community card).
+    ``order[k]`` is the engine player index of PHH player ``p{k+1}``; ``stacks``, ``script`` and
+    ``dealt_by`` are indexed by engine player (``script[-1]`` holds the STUD-7 community card).
     """
 
     code: str
@@ -62,6 +62,8 @@ class PhhHand:
     button: int
     blinds: tuple[BlindPost, ...] | None
     script: dict[int, list[Card]]
+    dealt_by: dict[int, list[int]]
+    """``dealt_by[player][k]``: the index of the action that deals ``script[player][k]``."""
     steps: tuple[Step, ...]
     order: tuple[int, ...]
     timeout_outcomes: dict[int, str] = field(default_factory=dict)
@@ -117,7 +119,7 @@ def _get_bool(fields: Mapping[str, Any], name: str, default: bool) -> bool:
     return value
 
 
-def _parse_cards(where: str, text: str, deck: frozenset[Card], code: str) -> list[Card]:
+def _parse_cards(where: str, text: str) -> list[Card]:
     if len(text) % 2 or not text:
         raise PhhFormatError(where, f"bad cards {text!r} (two characters a card, e.g. AsKd)")
     cards = []
@@ -129,8 +131,6 @@ def _parse_cards(where: str, text: str, deck: frozenset[Card], code: str) -> lis
             card = parse_card(chunk)
         except ValueError:
             raise PhhFormatError(where, f"bad card {chunk!r} in {text!r}") from None
-        if card not in deck:
-            raise PhhFormatError(where, f"{chunk} is not in the deck of {code}")
         cards.append(card)
     return cards
 
@@ -288,7 +288,7 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
     except ValueError as exc:
         raise PhhFormatError(_stakes_field(str(exc)), str(exc)) from None
 
-    steps, script, outcomes = _parse_actions(fields, variant, code, order, n)
+    steps, script, dealt_by, outcomes = _parse_actions(fields, variant, order, n)
     return PhhHand(
         code=code,
         options=options,
@@ -296,6 +296,7 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
         button=button,
         blinds=blinds,
         script=script,
+        dealt_by=dealt_by,
         steps=tuple(steps),
         order=tuple(order),
         timeout_outcomes=outcomes,
@@ -361,16 +362,14 @@ def _blind_stakes(
 
 
 def _parse_actions(
-    fields: Mapping[str, Any], variant: Variant, code: str, order: list[int], n: int
-) -> tuple[list[Step], dict[int, list[Card]], dict[int, str]]:
+    fields: Mapping[str, Any], variant: Variant, order: list[int], n: int
+) -> tuple[list[Step], dict[int, list[Card]], dict[int, list[int]], dict[int, str]]:
     raw = fields.get("actions")
     if not isinstance(raw, list) or not all(isinstance(a, str) for a in raw):
         raise PhhFormatError("actions", "missing or not an array of strings")
     timeouts = _timeouts(fields.get("_timeouts"), len(raw), n)
-    deck = frozenset(variant.deck_rule(n).cards)
     script: dict[int, list[Card]] = {}
-    held: set[Card] = set()
-    seen: set[Card] = set()
+    dealt_by: dict[int, list[int]] = {}
     steps: list[Step] = []
     outcomes: dict[int, str] = {}
     for index, text in enumerate(raw):
@@ -393,23 +392,16 @@ def _parse_actions(
         if words[0] == "d":
             if len(words) == 4 and words[1] == "dh":
                 player = order[_label_index(where, words[2], n)]
-                cards = _parse_cards(where, words[3], deck, code)
-                for card in cards:
-                    if card in held or (variant.is_stud and card in seen):
-                        raise PhhFormatError(where, f"{card_str(card)} is dealt twice")
-                    held.add(card)
-                    seen.add(card)
-                script.setdefault(player, []).extend(cards)
+                cards = _parse_cards(where, words[3])
             elif len(words) == 3 and words[1] == "db":
-                cards = _parse_cards(where, words[2], deck, code)
+                player = -1
+                cards = _parse_cards(where, words[2])
                 if not variant.is_stud or len(cards) != 1 or -1 in script:
                     raise PhhFormatError(where, "the only board card is the STUD-7 community card")
-                if cards[0] in seen:
-                    raise PhhFormatError(where, f"{card_str(cards[0])} is dealt twice")
-                seen.add(cards[0])
-                script[-1] = cards
             else:
                 raise PhhFormatError(where, f"bad dealer action {text!r} (d dh pN cards, d db card)")
+            script.setdefault(player, []).extend(cards)
+            dealt_by.setdefault(player, []).extend([index] * len(cards))
             steps.append(Step(index, text, -1, None))
             continue
         player = order[_label_index(where, words[0], n)]
@@ -424,20 +416,18 @@ def _parse_actions(
         elif verb == "sd" and len(args) <= 1:
             if variant.is_stud:
                 raise PhhFormatError(where, "stud has no draw")
-            discard = _parse_cards(where, args[0], deck, code) if args else []
-            for card in discard:
-                held.discard(card)
+            discard = _parse_cards(where, args[0]) if args else []
             action = Action(ActionKind.DRAW, discard=tuple(discard))
         elif verb == "sm" and len(args) <= 1:
             if args and args[0] != "-":
-                _parse_cards(where, args[0], deck, code)
+                _parse_cards(where, args[0])
             action = None  # the engine decides the showdown itself (SHOW-1)
         else:
             raise PhhFormatError(
                 where, f"bad player action {text!r} (f, cc, cbr N, pb, sd [cards], sm [cards])"
             )
         steps.append(Step(index, text, player if action is not None else -1, action))
-    return steps, script, outcomes
+    return steps, script, dealt_by, outcomes
 
 
 def _timeouts(raw: object, count: int, n: int) -> dict[int, tuple[int, str | None]]:
