@@ -67,7 +67,12 @@ class PhhHand:
     steps: tuple[Step, ...]
     order: tuple[int, ...]
     timeout_outcomes: dict[int, str] = field(default_factory=dict)
+    hand_number: int | str | None = None
+    """``hand``: the hand's number or name, when the file gives one."""
+    finishing_stacks: tuple[int, ...] | None = None
+    """``finishing_stacks`` as the file records them (PHH player order), if it does."""
     fields: dict[str, Any] = field(default_factory=dict)
+    """Every field as read, for those tablestorm does not interpret (``players``, other tools' own)."""
 
     @property
     def n(self) -> int:
@@ -135,24 +140,21 @@ def _parse_cards(where: str, text: str) -> list[Card]:
     return cards
 
 
-_PLAYER = re.compile(r"p([1-9][0-9]*)\Z")
+_PLAYER = re.compile(r"p([1-9][0-9]?)\Z")
+"""A player label: ``p1`` to ``p99`` (ten players at most), never so long a number that reading it costs."""
+
+_AMOUNT = re.compile(r"[0-9]{1,18}")
+"""A ``cbr`` amount: a whole number of chips, below 10**18 (no table holds more)."""
 
 
 def loads(text: str) -> PhhHand:
     """Parse one PHH hand; raises :class:`PhhFormatError` naming the bad field."""
-    try:
-        fields = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhFormatError("toml", str(exc)) from None
-    return _from_fields(fields)
+    return _from_fields(_toml(text))
 
 
 def loads_all(text: str) -> list[PhhHand]:
     """Parse a ``.phhs`` document (tables of hands) or a single hand."""
-    try:
-        fields = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhFormatError("toml", str(exc)) from None
+    fields = _toml(text)
     if "variant" in fields or not fields or not all(isinstance(v, dict) for v in fields.values()):
         return [_from_fields(fields)]
     hands = []
@@ -162,6 +164,17 @@ def loads_all(text: str) -> list[PhhHand]:
         except PhhFormatError as exc:
             raise PhhFormatError(f"[{key}].{exc.field}", exc.message) from None
     return hands
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """The TOML document; a parse error, an integer too long to read (Python's 4300-digit limit) or
+    arrays and tables nested too deep for the parser's recursion are the field ``toml``."""
+    try:
+        return tomllib.loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError, or int() refusing a huge integer
+        raise PhhFormatError("toml", str(exc)) from None
+    except RecursionError:
+        raise PhhFormatError("toml", "arrays or tables nested too deeply") from None
 
 
 def _from_fields(fields: dict[str, Any]) -> PhhHand:
@@ -210,7 +223,8 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
     antes = _get_ints(fields, "antes", n) if "antes" in fields else [0] * n
     blinds: tuple[BlindPost, ...] | None = None
     if variant.is_stud:
-        if "blinds_or_straddles" in fields and any(fields["blinds_or_straddles"] or ()):
+        blinds_or_straddles = fields.get("blinds_or_straddles", [])
+        if not isinstance(blinds_or_straddles, list) or any(blinds_or_straddles):
             raise PhhFormatError("blinds_or_straddles", "stud games have no blinds")
         if len(set(antes)) > 1:
             raise PhhFormatError("antes", "stud antes must be the same for every player")
@@ -288,6 +302,10 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
     except ValueError as exc:
         raise PhhFormatError(_stakes_field(str(exc)), str(exc)) from None
 
+    hand_number = fields.get("hand")
+    if hand_number is not None and (isinstance(hand_number, bool) or not isinstance(hand_number, int | str)):
+        raise PhhFormatError("hand", f"expected a hand number or name, got {hand_number!r}")
+    finishing = tuple(_get_ints(fields, "finishing_stacks", n)) if "finishing_stacks" in fields else None
     steps, script, dealt_by, outcomes = _parse_actions(fields, variant, order, n)
     return PhhHand(
         code=code,
@@ -300,6 +318,8 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
         steps=tuple(steps),
         order=tuple(order),
         timeout_outcomes=outcomes,
+        hand_number=hand_number,
+        finishing_stacks=finishing,
         fields=fields,
     )
 
@@ -410,7 +430,7 @@ def _parse_actions(
         if verb in ("f", "cc", "pb") and not args:
             action = Action({"f": ActionKind.FOLD, "cc": ActionKind.CALL, "pb": ActionKind.BRING_IN}[verb])
         elif verb == "cbr" and len(args) == 1:
-            if not re.fullmatch(r"[0-9]+", args[0]):
+            if not _AMOUNT.fullmatch(args[0]):
                 raise PhhFormatError(where, f"bad amount {args[0]!r} (a whole number of chips)")
             action = Action(ActionKind.RAISE, int(args[0]))
         elif verb == "sd" and len(args) <= 1:
@@ -448,7 +468,7 @@ def _timeouts(raw: object, count: int, n: int) -> dict[int, tuple[int, str | Non
         if not isinstance(player, str):
             raise PhhFormatError(where, "player must be a label such as \"p2\"")
         outcome = item.get("outcome")
-        if outcome is not None and outcome not in outcomes:
+        if outcome is not None and (not isinstance(outcome, str) or outcome not in outcomes):
             raise PhhFormatError(f"{where}.outcome", f"must be one of {', '.join(sorted(outcomes))}")
         out[index] = (_label_index(where, player, n), outcome)
     return out
