@@ -21,6 +21,8 @@ from typing import Any
 
 import grpc
 import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from services.engine import SEVEN_CARD_STUD, Action, ActionKind, Stakes, TableOptions
 from services.engine import events as ev
@@ -109,6 +111,18 @@ async def serving(
         if server.host is not None and server.host.accepting:
             await server.stop(drain_seconds=0)
         await channel.close()
+
+
+def metric(server: TableServer, name: str, **labels: str) -> float:
+    """The sum of the server's samples ``name`` whose labels include ``labels``, read from its
+    exposition text (what a scrape returns)."""
+    text = generate_latest(server.metrics.registry).decode()
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name and labels.items() <= sample.labels.items()
+    )
 
 
 def stud_options(**overrides: Any) -> pb.TableOptions:
@@ -663,7 +677,7 @@ async def test_close_table_closes_an_empty_table_at_once() -> None:
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
         spectator = Stream(stub, "t")
         await spectator.until(lambda: spectator.welcome is not None)
-        assert server.metrics.tables_live._value.get() == 1
+        assert metric(server, "tablestorm_tables_live") == 1
         reply = await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
         assert (reply.closed, reply.seats_taken, reply.hand_running) == (True, 0, False)
         await spectator.until_end()
@@ -672,7 +686,7 @@ async def test_close_table_closes_an_empty_table_at_once() -> None:
         assert code == grpc.StatusCode.NOT_FOUND
         code, _ = await code_of(stub.CloseTable(pb.CloseTableRequest(table_id="t")))
         assert code == grpc.StatusCode.NOT_FOUND
-        assert server.metrics.tables_live._value.get() == 0
+        assert metric(server, "tablestorm_tables_live") == 0
         assert [e.kind for e in ledger.entries] == ["created", "closed"]
         assert ledger.entries[-1].table_id == "t" and ledger.entries[-1].seats == ()
         # The id is free again.
@@ -707,7 +721,7 @@ async def test_close_table_lets_the_hand_finish_and_closes_when_the_last_player_
                 stub.Rebuy(pb.SeatRequest(table_id="t", seat=2), metadata=token(tokens[2]))
             )
             assert code == grpc.StatusCode.FAILED_PRECONDITION and "closing" in details
-        assert server.metrics.tables_live._value.get() == 1
+        assert metric(server, "tablestorm_tables_live") == 1
         second = await stub.StandUp(pb.SeatRequest(table_id="t", seat=2), metadata=token(tokens[2]))
         assert first.chips + second.chips == 2 * state.posted_buy_in  # every chip paid out
         code, _ = await code_of(stub.GetTable(pb.GetTableRequest(table_id="t")))
@@ -715,12 +729,12 @@ async def test_close_table_lets_the_hand_finish_and_closes_when_the_last_player_
         for stream in [spectator, *streams.values()]:
             await stream.until_end()
             assert stream.error is None, stream.error
-        assert server.metrics.tables_live._value.get() == 0
-        assert server.metrics.seats_live._value.get() == 0
+        assert metric(server, "tablestorm_tables_live") == 0
+        assert metric(server, "tablestorm_seats_live") == 0
         entries = [e for e in ledger.entries if e.table_id == "t"]
         assert [e.kind for e in entries[-3:]] == ["seats", "seats", "closed"]
         assert entries[-1].seats == () and entries[-1].hand_number == 1
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert metric(server, "tablestorm_chip_conservation_violations_total") == 0
 
 
 @run_async
@@ -780,8 +794,8 @@ async def test_hand_over_play_streams_hides_other_players_down_cards() -> None:
         assert sum(ended.stacks) == 1600  # BET-7: every chip accounted for
         for stream in [*streams.values(), spectator]:
             await stream.close()
-        assert server.metrics.hands_completed.labels("7stud")._value.get() >= 1
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert metric(server, "tablestorm_hands_completed_total", game="7stud") >= 1
+        assert metric(server, "tablestorm_chip_conservation_violations_total") == 0
 
 
 @run_async
@@ -909,7 +923,7 @@ async def test_action_clock_times_out_and_sits_the_player_out() -> None:
         outcomes = {t.outcome for t in spectator.of("timed_out")}
         assert pb.TIMEOUT_OUTCOME_BRING_IN in outcomes  # the bring-in is posted for a player who times out
         assert "hand_ended" in spectator.kinds()
-        assert server.metrics.timeouts.labels("bring_in")._value.get() >= 1
+        assert metric(server, "tablestorm_timeouts_total", outcome="bring_in") >= 1
         await spectator.close()
 
 
@@ -967,9 +981,8 @@ async def test_a_subscriber_that_stops_reading_is_disconnected() -> None:
         await stalled.write(pb.ClientMessage(hello=pb.Hello(table_id="t")))
         tokens = await seat_players(stub, "t", 2)
         streams = open_streams(stub, "t", tokens)
-        overflows = server.metrics.stream_overflows
         hand = 1
-        while overflows._value.get() == 0:
+        while metric(server, "tablestorm_stream_overflows_total") == 0:
             assert hand < 400, "the stalled stream was never disconnected"
             await play_hand(streams, hand)
             hand += 1
@@ -1000,7 +1013,7 @@ async def test_shutdown_voids_unfinished_hands_with_exact_refund() -> None:
         voided = watcher.of("hand_voided")
         assert voided and list(voided[0].stacks) == list(started.stacks)  # exact refund
         assert watcher.error is not None and watcher.error.code() == grpc.StatusCode.UNAVAILABLE
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert metric(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in streams.values():
             await stream.close()
 
@@ -1062,8 +1075,8 @@ async def test_shutdown_refunds_a_hand_deep_in_play_exactly() -> None:
         assert [s.stack for s in hand_started.seats] == list(started.stacks)
         last = [e for e in ledger.entries if e.table_id == "v"][-1]
         assert last.kind == "hand_ended" and [s.stack for s in last.seats] == list(started.stacks)
-        assert server.metrics.hands_voided._value.get() == 1
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert metric(server, "tablestorm_hands_voided_total") == 1
+        assert metric(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in [spectator, *streams.values()]:
             await stream.until_end()
             assert stream.error is not None and stream.error.code() == grpc.StatusCode.UNAVAILABLE
@@ -1097,11 +1110,11 @@ async def test_metrics_endpoint_exports_the_service_metrics() -> None:
         for name in (
             "tablestorm_hands_completed_total",
             "tablestorm_actions_total",
-            "tablestorm_action_latency_seconds",
+            "tablestorm_action_processing_seconds",
             "tablestorm_timeouts_total",
             "tablestorm_side_pots_total",
             "tablestorm_raise_caps_total",
-            "tablestorm_tables_live 1.0",
+            'tablestorm_tables_live{game="7stud"} 1.0',
             "tablestorm_seats_live",
             "tablestorm_stream_messages_total",
             "tablestorm_chip_conservation_violations_total",

@@ -101,7 +101,7 @@ class TableHost:
             ledger=self.ledger,
         )
         self.tables[table_id] = live
-        self.metrics.tables_live.set(len(self.tables))
+        self.metrics.game(options.variant.code).tables_live.inc()
         log.info("table created", extra={"table_id": table_id, "game": options.variant.code})
         return live
 
@@ -185,7 +185,7 @@ class TableHost:
         if self.tables.get(live.table_id) is not live:
             return True  # another call removed it first
         del self.tables[live.table_id]
-        self.metrics.tables_live.set(len(self.tables))
+        self.metrics.game(live.options.variant.code).tables_live.dec()
         live.close_streams(None, f"table {live.table_id!r} closed")
         log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
         if self.ledger is not None:
