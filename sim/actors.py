@@ -4,7 +4,7 @@ A table host runs a real table service (grpc.aio inside an async actor, bound to
 address, ports chosen at start) and writes its ledger to the registry. A fleet runs hundreds to
 thousands of bots as coroutines in one process: an actor costs ~80 MB here, a bot a few KB.
 Both serve Prometheus metrics on ports they report, for the run's file_sd targets (or on the
-node's fixed :data:`METRICS_PORT_ENV` port, which a Kubernetes PodMonitor scrapes).
+node's fixed port, :data:`sim.nodes.METRICS_PORT_ENV`, which a Kubernetes PodMonitor scrapes).
 """
 
 from __future__ import annotations
@@ -25,32 +25,8 @@ from services.table.server import ServerConfig, TableServer
 from .bots.client import Assignment, BotConfig
 from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
+from .nodes import metrics_port
 from .registry import BatchingLedger, RecoveryPlan, Registry
-
-TABLE_HOST_RESOURCE = "tablestorm_table_host"
-"""The Ray custom resource a node offers one unit of per table host it is for (a KubeRay worker
-group's pods: deploy/kuberay/raycluster.yaml); placement that asks each host for one unit keeps
-hosts on their own nodes and lets the autoscaler add nodes for them."""
-FLEET_RESOURCE = "tablestorm_bot_fleet"
-"""The same for bot fleets."""
-
-METRICS_PORT_ENV = "TABLESTORM_METRICS_PORT"
-"""Set on a node (a Kubernetes pod running one host or one fleet): the port its actor serves
-/metrics on, a container port a PodMonitor can name. Unset or 0: a free port chosen at start."""
-
-
-def metrics_port() -> int:
-    """This node's :data:`METRICS_PORT_ENV`, checked (ValueError naming the variable)."""
-    text = os.environ.get(METRICS_PORT_ENV, "").strip()
-    if not text:
-        return 0
-    try:
-        port = int(text)
-    except ValueError:
-        raise ValueError(f"{METRICS_PORT_ENV}: expected a port number, got {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise ValueError(f"{METRICS_PORT_ENV}: expected a port from 0 to 65535, got {port}")
-    return port
 
 
 @ray.remote(num_cpus=0)

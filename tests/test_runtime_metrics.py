@@ -24,8 +24,8 @@ from test_table_service import run_async, serving, stud_options
 
 from services.engine import VARIANTS
 from services.table.proto_gen import table_service_pb2 as pb
-from sim.actors import METRICS_PORT_ENV, metrics_port
 from sim.fleet_metrics import FleetMetrics
+from sim.nodes import METRICS_PORT_ENV, metrics_port
 from sim.stats import RunStats
 
 ROOT = Path(__file__).resolve().parent.parent
