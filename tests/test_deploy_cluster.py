@@ -273,19 +273,32 @@ def in_repo(path: str, cwd: PurePosixPath) -> Path:
 
 
 RAY_PARSE = """
-import json, sys
+import click, json, sys
 from ray.scripts.scripts import cli
-context = cli.commands[sys.argv[1]].make_context("ray " + sys.argv[1], sys.argv[2:])
-print(json.dumps(context.params, default=str))
+for argv in json.load(sys.stdin):
+    try:
+        context = cli.commands[argv[0]].make_context("ray " + argv[0], argv[1:])
+        print(json.dumps({"params": context.params}, default=str))
+    except (KeyError, click.ClickException) as exc:
+        print(json.dumps({"error": str(exc)}))
 """
 
 
+@functools.cache
+def ray_parses() -> dict[tuple[str, ...], dict[str, Any]]:
+    """Every ``ray SUBCOMMAND ...`` the deploy files run, through Ray's own click parser, in one
+    subprocess: importing Ray here would do so before :mod:`sim.cluster` pins a local Ray to loopback."""
+    runs = [argv[1:] for _, argv, _ in commands() if argv[0] == "ray"]
+    done = subprocess.run([sys.executable, "-c", RAY_PARSE], input=json.dumps(runs),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {tuple(argv): json.loads(line) for argv, line in zip(runs, done.stdout.splitlines(), strict=True)}
+
+
 def parse_ray(argv: list[str]) -> dict[str, Any]:
-    """``ray SUBCOMMAND ...`` through Ray's own click parser, in a subprocess: importing Ray in
-    this process would do so before :mod:`sim.cluster` pins a local Ray to loopback."""
-    done = subprocess.run([sys.executable, "-c", RAY_PARSE, *argv], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"ray {shlex.join(argv)}: {done.stderr.strip()[-2000:]}"
-    params: dict[str, Any] = json.loads(done.stdout)
+    parsed = ray_parses()[tuple(argv)]
+    assert "error" not in parsed, f"ray {shlex.join(argv)}: {parsed['error']}"
+    params: dict[str, Any] = parsed["params"]
     return params
 
 

@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -41,6 +41,8 @@ SERVER_FAULTS = 'code=~"UNKNOWN|INTERNAL|UNAVAILABLE|DATA_LOSS|UNIMPLEMENTED|DEA
 
 @dataclass(frozen=True, slots=True)
 class Query:
+    """One PromQL target, with its legend (Grafana's ``{{label}}`` template)."""
+
     expr: str
     legend: str = ""
 
@@ -60,18 +62,20 @@ class Chart:
 
 @dataclass(frozen=True, slots=True)
 class Row:
+    """A titled row of panels."""
+
     title: str
     charts: tuple[Chart, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Board:
+    """One dashboard: its rows, under the variables every dashboard has."""
+
     uid: str
     title: str
     description: str
     rows: tuple[Row, ...]
-    variables: tuple[str, ...] = ("cluster", "host", "game")
-    tags: tuple[str, ...] = field(default=("tablestorm",))
 
 
 def quantiles(metric: str, selector: str, by: str, legend: str) -> tuple[Query, ...]:
@@ -344,14 +348,14 @@ def build(board: Board) -> builder.Dashboard:
         builder.Dashboard(board.title)
         .uid(board.uid)
         .description(board.description)
-        .tags(list(board.tags))
+        .tags(["tablestorm"])
         .editable()
         .refresh("10s")
         .time("now-30m", "now")
         .tooltip(model.DashboardCursorSync.CROSSHAIR)
         .with_variable(builder.DatasourceVariable("datasource").label("Data source").type("prometheus"))
     )
-    for name in board.variables:
+    for name in VARIABLE_QUERIES:
         dashboard = dashboard.with_variable(_variable(name))
     panel_id = 0
     for row in board.rows:
