@@ -3,7 +3,8 @@
 A table host runs a real table service (grpc.aio inside an async actor, bound to its node's
 address, ports chosen at start) and writes its ledger to the registry. A fleet runs hundreds to
 thousands of bots as coroutines in one process: an actor costs ~80 MB here, a bot a few KB.
-Both serve Prometheus metrics on ports they report, for the run's file_sd targets.
+Both serve Prometheus metrics on ports they report, for the run's file_sd targets (or on the
+node's fixed port, :data:`sim.nodes.METRICS_PORT_ENV`, which a Kubernetes PodMonitor scrapes).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from services.table.server import ServerConfig, TableServer
 from .bots.client import Assignment, BotConfig
 from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
+from .nodes import metrics_port
 from .registry import BatchingLedger, Registry
+from .summary import merge_buckets
 
 
 @ray.remote(num_cpus=0)
@@ -52,7 +55,7 @@ class TableHostActor:
         ip = ray.util.get_node_ip_address()
         ledger = BatchingLedger(self.host_id, self._send)
         config = ServerConfig(
-            host=ip, port=0, metrics_port=0, limits=self.limits, ledger=ledger, drain_seconds=5.0
+            host=ip, port=0, metrics_port=metrics_port(), limits=self.limits, ledger=ledger, drain_seconds=5.0
         )
         self.server = TableServer(config)
         await self.server.start()
@@ -117,15 +120,16 @@ class TableHostActor:
         return time.time()
 
     async def processing_histogram(self) -> list[tuple[float, float]]:
-        """The server's action processing time histogram: (bucket upper bound in seconds,
-        cumulative count) pairs, ``+Inf`` last, as Prometheus exposes it."""
+        """The server's action processing time histogram over every game: (bucket upper bound in
+        seconds, cumulative count) pairs, ``+Inf`` last, as Prometheus exposes it."""
         assert self.server is not None, "start() first"
-        return [
+        buckets = [
             (float(sample.labels["le"]), sample.value)
-            for metric in self.server.metrics.action_latency.collect()
+            for metric in self.server.metrics.action_processing.collect()
             for sample in metric.samples
             if sample.name.endswith("_bucket")
         ]
+        return merge_buckets([buckets])  # each game's series, added bound by bound
 
     async def hands_by_game(self) -> dict[str, int]:
         """Hands played to the end on this host since it started, by game."""
@@ -155,7 +159,8 @@ class FleetActor:
         """Create the fleet in this actor's event loop and serve its metrics; returns where."""
         self.fleet = Fleet(start=self.start_time, config=self.config, resolve=self._resolve)
         ip = ray.util.get_node_ip_address()
-        self.metrics = FleetMetrics(ip)
+        self.metrics = FleetMetrics(ip, metrics_port())
+        self.metrics.runtime.start(asyncio.get_running_loop())
         tune_for_latency()
         return {
             "fleet_id": self.fleet_id,

@@ -325,6 +325,12 @@ class _Registry(Sequence[str]):
     def __contains__(self, name: object) -> bool:
         return name in self._all()
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same names (the registry's own tuple, say)."""
+        return isinstance(other, Sequence) and self._all() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to tuples, so not hashable
+
 
 def _games() -> Sequence[str]:
     from services.engine import VARIANTS

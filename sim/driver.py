@@ -135,6 +135,11 @@ class RunState:
         """The live table hosts' actor handles by id."""
         return self.deployment.hosts
 
+    @property
+    def fleets(self) -> dict[str, Any]:
+        """The live bot fleets' actor handles by id."""
+        return self.deployment.fleets
+
 
 class LoadTest:
     """One `tablestorm load` run against a Ray cluster (started here when ``address`` is None)."""
