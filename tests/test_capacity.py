@@ -224,13 +224,15 @@ def test_per_core_divides_by_the_hosts_cores_and_needs_every_host() -> None:
     assert set(_step(400, 100, 0.01, missing=("host-1",)).per_core().values()) == {None}
 
 
-def _capacity(steps: list[Step], tmp_path: Path) -> dict[str, Any]:
+def _capacity(
+    steps: list[Step], tmp_path: Path, *, planned: list[int] | None = None, interrupted: str | None = None
+) -> dict[str, Any]:
     load = tmp_path / "load"
     return build_capacity(
-        steps, planned=[s.bots for s in steps], slo=SLO.parse(["p99_ms<100"]), steadiness=Steadiness(),
+        steps, planned=planned or [s.bots for s in steps], slo=SLO.parse(["p99_ms<100"]), steadiness=Steadiness(),
         run={"command_line": "tablestorm capacity", "machine": {"cores": 2}},
         load_summary={"scenario": "constructed", "scenario_resolved": {}, "chips_conserved": True,
-                      "errors_total": 0, "duration_s": 60.0, "interrupted": None},
+                      "errors_total": 0, "duration_s": 60.0, "interrupted": interrupted},
         load_files={"summary": load / "summary.json", "report": load / "report.html", "history": load / "h.csv"},
         out_dir=tmp_path,
     )
@@ -261,6 +263,19 @@ def test_too_few_steps_are_reported_unfitted(tmp_path: Path) -> None:
     page = render_capacity_html(capacity)
     assert "not fitted" in page and "SLO CAPACITY · 200 BOTS" in page
     _check_page(page, steps=2, charts=3)
+
+
+def test_an_interrupted_sweep_says_what_it_did_not_measure(tmp_path: Path) -> None:
+    steps = [_step(100, 40, 0.01), _step(200, 80, 0.3, steady=False)]
+    capacity = _capacity(steps, tmp_path, planned=[100, 200, 300, 400], interrupted="SIGINT")
+    assert not capacity["complete"] and capacity["interrupted"] == "SIGINT"
+    assert capacity["capacity"]["slo_step"] == 100
+    assert capacity["warnings"] == [
+        "200 bots never became steady within 15 s",
+        "interrupted by SIGINT: steps 300, 400 were not measured",
+        "no USL fit: the USL has three parameters: it needs at least 3 distinct loads, got 2",
+    ]
+    assert "interrupted by SIGINT" in render_capacity_html(capacity)
 
 
 class _Tags(HTMLParser):

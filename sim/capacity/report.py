@@ -37,6 +37,8 @@ from .usl import usl
 __all__ = ["render_capacity_html", "write_capacity_html"]
 
 _LATENCY_COLOURS = {"p50": plots.GREEN, "p99": plots.ORANGE}
+_IN_REACH = 10
+"""A fitted peak beyond this many times the largest step is no peak the sweep can speak for."""
 
 
 def _value(parameter: Mapping[str, Any] | None) -> float | None:
@@ -134,12 +136,18 @@ def _fit_table(fit: Mapping[str, Any], largest: int) -> str:
     peak = fit["peak_bots"]
     beyond = " (beyond the largest step: extrapolated)" if peak is not None and peak > largest else ""
     rows += [
-        ["peak bots N* = √((1−σ)/κ)", fmt(peak, digits=0) + beyond, ""],
+        ["peak bots N* = √((1−σ)/κ)", ("none: κ = 0" if peak is None else fmt(peak, digits=0)) + beyond, ""],
         ["peak actions/s", fmt(fit["peak_actions_per_s"], digits=1), ""],
         ["R²", fmt(fit["r_squared"], digits=4), ""],
         ["steps fitted", fmt(fit["points"]), ""],
     ]
     return table(["USL fit", "value", "std. error"], rows)
+
+
+def _peak_card(peak: float | None, largest: int) -> str:
+    if peak is not None and peak > _IN_REACH * largest:
+        return card("USL peak", f"beyond {_IN_REACH}× the sweep")
+    return card("USL peak", peak, "bots", 0)
 
 
 def _badge(slo_step: int | None) -> str:
@@ -168,7 +176,7 @@ def render_capacity_html(capacity: Mapping[str, Any]) -> str:
         card("seated players per core", per_core.get("seated_players"), digits=0),
         card("Play streams per core", per_core.get("play_streams"), digits=0),
         card("host cores at the SLO step", result["hosts_cores_used"], digits=3),
-        card("USL peak", fit.get("peak_bots"), "bots", 0),
+        _peak_card(fit.get("peak_bots"), max(capacity["planned_steps"])),
     ])
     if steps:
         charts = [_throughput_chart(steps, fit, slo_step), _latency_chart(steps, expressions), _cores_chart(steps)]
