@@ -255,6 +255,16 @@ def test_capacity_json_of_constructed_steps(tmp_path: Path) -> None:
     json.dumps(capacity)  # JSON-safe throughout
 
 
+def test_a_sweep_that_never_left_the_linear_regime_says_so(tmp_path: Path) -> None:
+    steps = [_step(bots, actions, 0.01) for bots, actions in ((100, 10), (200, 21), (400, 39), (800, 81))]
+    capacity = _capacity(steps, tmp_path)
+    assert capacity["fit"]["lambda"]["value"] == pytest.approx(0.1, rel=0.05)
+    assert capacity["warnings"] == [
+        "σ and κ cannot be told from 0 (each within two standard errors of it): the throughput grew in"
+        " proportion to the bots, so the sweep did not reach a limit of the table service"
+    ]
+
+
 def test_too_few_steps_are_reported_unfitted(tmp_path: Path) -> None:
     capacity = _capacity([_step(100, 40, 0.01), _step(200, 80, 0.01)], tmp_path)
     assert capacity["fit"]["lambda"] is None

@@ -30,7 +30,7 @@ The whole schema, built in one place (``"schema": "tablestorm.capacity/1"``):
   ``report``, relative to capacity.json), its ``chips_conserved``, ``errors_total`` and
   ``duration_s``;
 - ``warnings``: what a reader must not miss (an unsteady step, an SLO met above a step that
-  missed it, a sweep cut short).
+  missed it, a sweep cut short, no fit, or σ and κ both within two standard errors of 0).
 """
 
 from __future__ import annotations
@@ -121,6 +121,11 @@ def fit_dict(fit: USLFit) -> dict[str, Any]:
     }
 
 
+def _insignificant(parameter: Mapping[str, float | None]) -> bool:
+    value, error = parameter["value"], parameter["stderr"]
+    return value is not None and error is not None and value <= 2 * error
+
+
 def _judged(step: Step) -> str:
     """The step's SLO verdicts in words, e.g. ``p99_ms<100 with 42.1``."""
     return ", ".join(f"{r['expression']} with {'no value' if r['value'] is None else r['value']}" for r in step.slo)
@@ -175,6 +180,11 @@ def build_capacity(
     fit = _fit(steps)
     if fit["error"] is not None:
         warnings.append(f"no USL fit: {fit['error']}")
+    elif all(_insignificant(fit[name]) for name in ("sigma", "kappa")):
+        warnings.append(
+            "σ and κ cannot be told from 0 (each within two standard errors of it): the throughput grew in"
+            " proportion to the bots, so the sweep did not reach a limit of the table service"
+        )
     return {
         "schema": SCHEMA,
         "run": dict(run),
