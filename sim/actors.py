@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import time
 from typing import Any
 
@@ -27,6 +28,13 @@ from .fleet_metrics import FleetMetrics
 from .nodes import metrics_port
 from .registry import BatchingLedger, Registry
 from .summary import merge_buckets
+
+
+def _cpu_reading() -> tuple[float, float]:
+    """This process's CPU seconds so far (user and system, every thread: gRPC's included) and
+    the wall clock when read (Unix seconds): two readings give the cores it used in between."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime, time.time()
 
 
 @ray.remote(num_cpus=0)
@@ -135,6 +143,11 @@ class TableHostActor:
         """Hands played to the end on this host since it started, by game."""
         return self._host().hands_by_game()
 
+    async def cpu_seconds(self) -> tuple[float, float]:
+        """(CPU seconds this host's process has used, the wall clock then): what a capacity
+        sweep divides its throughput by."""
+        return _cpu_reading()
+
     async def stop(self) -> None:
         if self.server is not None:
             await self.server.stop(0.0)
@@ -227,6 +240,11 @@ class FleetActor:
     def _take_freed(self) -> list[tuple[str, int]]:
         freed, self._freed = self._freed, []
         return freed
+
+    async def cpu_seconds(self) -> tuple[float, float]:
+        """(CPU seconds this fleet's process has used, the wall clock then): what driving the
+        load cost beside the hosts."""
+        return _cpu_reading()
 
     async def stop_all(self) -> int:
         """Stop every bot (standing up once its hand is over), those already leaving included;

@@ -548,12 +548,20 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(handler=lambda args: _structure(args, p))
 
 
+def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm capacity``: a stepped load sweep and the USL (sim/capacity)."""
+    from sim.capacity.command import register
+
+    register(sub)
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_replay,
     _register_simulate,
     _register_serve,
     _register_load,
     _register_structure,
+    _register_capacity,
 ]
 
 
