@@ -4,14 +4,14 @@ The driver owns the run's timeline, which starts once the hosts, tables and flee
 second it moves the bot count toward the scenario's target (closed model; or a controller's, see
 ``target``) or lets new players arrive (open model), fires chaos events that are due, checks that
 every host still answers and rebuilds dead hosts' tables elsewhere from the ledger, and merges the
-fleets' stats for the live view; nothing in a tick waits for a hand to end (leaving bots stand up in their fleets). At the end
-comes the wind-down: it closes every table (no new hand is dealt; the running one plays out), stops
-the bots (each answers its turns at once and stands up when its hand is over), then drains the
-hosts (a hand still running, normally none, is voided with an exact refund) and has each host stand
-up whoever is still seated (a bot that could not leave within the wind-down's budget, the bots'
-``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends cashed out or refunded even
-past the saturation point; it counts the chips by the ledger and writes summary.json, history.csv
-and report.html (a run that saturated says so: :mod:`sim.saturation`).
+fleets' stats for the live view; nothing in a tick waits for a hand to end (leaving bots stand up
+in their fleets). At the end comes the wind-down: it closes every table (no new hand is dealt; the
+running one plays out), stops the bots (each answers its turns at once and stands up when its hand
+is over), then drains the hosts (a hand still running, normally none, is voided with an exact
+refund) and has each host stand up whoever is still seated (a bot that could not leave within the
+wind-down's budget, the bots' ``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends
+cashed out or refunded even past the saturation point; it counts the chips by the ledger and writes
+summary.json, history.csv and report.html (a run that saturated says so: :mod:`sim.saturation`).
 
 What counts as an error (``errors`` by kind, ``errors_total``, the ``errors==0`` threshold): every
 fault of the system under test, in the load and in the wind-down alike. That is a call that fails,
