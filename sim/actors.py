@@ -139,10 +139,6 @@ class TableHostActor:
         ]
         return merge_buckets([buckets])  # each game's series, added bound by bound
 
-    async def hands_by_game(self) -> dict[str, int]:
-        """Hands played to the end on this host since it started, by game."""
-        return self._host().hands_by_game()
-
     async def cpu_seconds(self) -> tuple[float, float]:
         """(CPU seconds this host's process has used, the wall clock then): what a capacity
         sweep divides its throughput by."""

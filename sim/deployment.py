@@ -184,9 +184,9 @@ class Deployment:
                 dead.append(actor_id)
         return answers, dead
 
-    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
-        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
-        return self.poll(self.hosts, "hands_by_game", HOST_CHECK_TIMEOUT)
+    def check_hosts(self) -> list[str]:
+        """Ping every host: the hosts Ray reports dead."""
+        return self.poll(self.hosts, "ping", HOST_CHECK_TIMEOUT)[1]
 
     def collect(self) -> tuple[list[FleetReport], list[str]]:
         """Every fleet's stats since the last call, and the fleets Ray reports dead."""

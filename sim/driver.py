@@ -99,8 +99,6 @@ class RunState:
     next_player: int = 0
     hands_voided_by_faults: int = 0
     recoveries: list[dict[str, Any]] = field(default_factory=list)
-    host_hands: dict[str, dict[str, int]] = field(default_factory=dict)
-    """host -> hands it completed by game, as it last reported (dead hosts keep their last report)."""
     violations: dict[str, list[str]] = field(default_factory=dict)
     """fleet -> the first protocol violations its bots described (the counts are in ``stats``)."""
     finishing: bool = False
@@ -359,8 +357,7 @@ class LoadTest:
             self._fleet_died(state, victim)
 
     def _check_hosts(self, state: RunState) -> None:
-        hands, dead = state.deployment.check_hosts()
-        state.host_hands.update(hands)
+        dead = state.deployment.check_hosts()
         if dead:
             self._hosts_died(state, dead)
 
@@ -368,8 +365,8 @@ class LoadTest:
         """Rebuild dead hosts' tables on the surviving hosts from the ledger (exact refunds)."""
         for recovery in rebuild_tables(state.deployment, dead, round(time.time() - state.start, 1)):
             state.hands_voided_by_faults += recovery.voided
-            for _ in range(recovery.voided):
-                state.stats.hand_voided()
+            for table_id in recovery.voided_tables:
+                state.stats.hand_voided(state.games[table_id])
             state.recoveries.append(recovery.to_dict())
 
     def _fleet_died(self, state: RunState, fleet_id: str) -> None:
@@ -439,8 +436,9 @@ class LoadTest:
             for kind, count in window.errors.items():
                 for _ in range(count):
                     state.stats.error(kind, float(second))
-        for _ in range(wind_down.hands_voided):
-            state.stats.hand_voided()
+        for game, counts in wind_down.games.items():
+            for _ in range(counts.hands_voided):
+                state.stats.hand_voided(game)
         chips = within(ray, self.registry.chips.remote(), CALL_TIMEOUT, "the run's registry")
         end = WindDown(
             seconds=time.time() - wind_down_started,
@@ -472,10 +470,6 @@ class LoadTest:
         ``chips`` (an aborted run never counts them) chip conservation is unknown."""
         deployment = state.deployment
         stats = state.stats if state.load_stats is None else state.load_stats
-        hands_by_game: dict[str, int] = {}
-        for counts in state.host_hands.values():
-            for game, hands in counts.items():
-                hands_by_game[game] = hands_by_game.get(game, 0) + hands
         scenario = self.scenario
         stages = tuple(scenario.stages_run(duration))
         warnings = []
@@ -508,7 +502,6 @@ class LoadTest:
             recoveries=tuple(state.recoveries),
             chips_bought_by_bots=sum(state.bought.values()),
             nodes=len({deployment.info[h].node_id for h in deployment.hosts}),
-            hands_by_game=hands_by_game,
             placements=state.placements,
             registry_node=deployment.registry_node,
             protocol_violation_samples=tuple(v for f in sorted(state.violations) for v in state.violations[f])[:50],

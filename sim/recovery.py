@@ -19,12 +19,17 @@ from .deployment import Deployment
 
 @dataclass(frozen=True, slots=True)
 class Recovery:
-    """One dead host's tables rebuilt: when (seconds into the run), how many, hands voided."""
+    """One dead host's tables rebuilt: when (seconds into the run), how many, and the tables whose
+    running hand was voided (one hand each)."""
 
     host: str
     at_s: float
     tables: int
-    voided: int
+    voided_tables: tuple[str, ...]
+
+    @property
+    def voided(self) -> int:
+        return len(self.voided_tables)
 
     def to_dict(self) -> dict[str, Any]:
         return {"host": self.host, "at_s": self.at_s, "tables": self.tables, "voided": self.voided}
@@ -57,7 +62,7 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list
             plans[target].append(ray.get(registry.plan.remote(table_id)))
             origin[target].append(host_id)
         refs = {h: deployment.hosts[h].restore_tables.remote(p) for h, p in plans.items() if p}
-        voided_from = dict.fromkeys(pending, 0)
+        voided_from: dict[str, list[str]] = {host_id: [] for host_id in pending}
         pending = []
         for target, ref in refs.items():
             try:
@@ -66,9 +71,10 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list
                 pending.append(target)  # dead too: these tables move again with its own
                 continue
             for plan, host_id in zip(plans[target], origin[target], strict=True):
-                voided_from[host_id] += plan.hand_voided
+                if plan.hand_voided:
+                    voided_from[host_id].append(plan.last.table_id)
         for host_id, voided in voided_from.items():
             moved = sum(1 for h, _ in tables if h == host_id)
-            recoveries.append(Recovery(host_id, at_s, moved, voided))
+            recoveries.append(Recovery(host_id, at_s, moved, tuple(voided)))
     deployment.write_targets()
     return recoveries

@@ -456,9 +456,18 @@ def render_html(
     latency_rows += [
         [f"server time {name}", fmt(processing.get(name), "ms")] for name in ("p50", "p99") if name in processing
     ]
+    by_game = summary.get("by_game", {})
+    game_rows = (
+        [escape(name), fmt(g["hands"]), fmt(g["actions"]), fmt(g["latency_ms"]["p50"], "ms"),
+         fmt(g["latency_ms"]["p99"], "ms"), fmt(g["timeouts"]), fmt(g["side_pots"]), fmt(g["raise_caps"]),
+         fmt(g["hands_voided"])]
+        for name, g in by_game.items()
+    )
     tables = [
         table(["run", ""], overview_rows),
         table(["action round trip", ""], latency_rows),
+        table(["game", "hands", "actions", "p50", "p99", "timeouts", "side pots", "raise caps", "voided"], game_rows)
+        if by_game else "",
         table(["error kind", "count"], ([escape(k), fmt(n)] for k, n in errors.items()))
         if errors else table(["error kind", "count"], [["none", "0"]]),
         table(["timeout outcome (CLOCK-2)", "count"],

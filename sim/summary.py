@@ -15,7 +15,9 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
 - ``errors`` by kind, ``errors_total``, ``protocol_violations``; ``timeouts``,
   ``timeouts_by_outcome`` (CLOCK-2), ``side_pots`` (BET-7), ``raise_caps`` (BET-2),
   ``hands_voided``; ``chips_start``, ``chips_end``, ``chips_conserved``; ``actions_by_kind``,
-  ``actions_by_bot``;
+  ``actions_by_bot``; ``by_game``: each game's ``hands``, ``actions``, ``latency_ms`` (``p50``,
+  ``p99``), ``timeouts``, ``side_pots``, ``raise_caps``, ``hands_voided``, counted by the same bots
+  at the same moments as the totals, so each sums over the games to its total (:class:`GameStats`);
 - the run's facts (:class:`LoadRunFacts`): ``run`` (tablestorm version, command line, start time,
   machine: :func:`sim.reporting.meta.run_metadata`), ``scenario`` and ``scenario_resolved`` (every
   setting as it ran), ``stages_run``, ``warnings``, ``interrupted`` (the signal that stopped the
@@ -24,7 +26,7 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   (``seconds``, ``hands``, ``actions``, ``errors``, ``chips_left_at_tables``,
   ``seats_stood_up_by_hosts``, ``chips_paid_by_hosts``, ``budget_s``, ``within_budget``,
   ``fleets_late``; None when aborted),
-  ``recoveries``, ``chips_bought_by_bots``, ``nodes``, ``hands_by_game``, ``placements``,
+  ``recoveries``, ``chips_bought_by_bots``, ``nodes``, ``placements``,
   ``registry_node``, ``protocol_violation_samples``, ``prometheus_url`` (None without
   ``--prometheus``), ``saturation`` (the first window past which more load bought no more
   throughput, only latency: :mod:`sim.saturation`; None if none);
@@ -37,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sim.stats import LatencyHistogram, RunStats
+from sim.stats import GameStats, LatencyHistogram, RunStats
 from sim.thresholds import Threshold, all_ok, evaluate
 
 _PERCENTILES: Final = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
@@ -52,6 +54,19 @@ def latency_ms(hist: LatencyHistogram) -> dict[str, float | None]:
     latency = {name: ms(hist.percentile(q)) for name, q in _PERCENTILES}
     latency.update(min=ms(hist.min), max=ms(hist.max), mean=ms(hist.mean))
     return latency
+
+
+def game_summary(game: GameStats) -> dict[str, Any]:
+    """One game's entry of ``by_game``: what its tables did, counted as the run's totals are."""
+    return {
+        "hands": game.hands,
+        "actions": game.actions,
+        "latency_ms": {"p50": ms(game.latency.percentile(50.0)), "p99": ms(game.latency.percentile(99.0))},
+        "timeouts": game.timeouts,
+        "side_pots": game.side_pots,
+        "raise_caps": game.raise_caps,
+        "hands_voided": game.hands_voided,
+    }
 
 
 def build_summary(
@@ -100,6 +115,7 @@ def build_summary(
         "chips_conserved": None if chips_start is None or chips_end is None else chips_start == chips_end,
         "actions_by_kind": dict(sorted(stats.actions_by_kind.items())),
         "actions_by_bot": dict(sorted(stats.actions_by_bot.items())),
+        "by_game": {name: game_summary(game) for name, game in sorted(stats.games.items())},
     }
     summary.update(run or {})
     results = evaluate(thresholds, summary)
@@ -176,7 +192,6 @@ class LoadRunFacts:
     recoveries: tuple[dict[str, Any], ...]
     chips_bought_by_bots: int
     nodes: int
-    hands_by_game: Mapping[str, int]
     placements: Mapping[str, str]
     registry_node: str
     protocol_violation_samples: tuple[str, ...]
@@ -214,7 +229,6 @@ class LoadRunFacts:
             "recoveries": list(self.recoveries),
             "chips_bought_by_bots": self.chips_bought_by_bots,
             "nodes": self.nodes,
-            "hands_by_game": dict(sorted(self.hands_by_game.items())),
             "placements": dict(sorted(self.placements.items())),
             "registry_node": self.registry_node,
             "protocol_violation_samples": list(self.protocol_violation_samples),

@@ -208,7 +208,7 @@ def _run(scenario: Scenario, out: Path, **options: Any) -> RunResult:
 def _report(name: str, summary: dict[str, Any]) -> None:
     """The run's numbers in the test output (``pytest -s`` or a failure shows them)."""
     keys = (
-        "bots", "duration_s", "hands", "hands_by_game", "actions", "hands_per_s", "errors", "timeouts",
+        "bots", "duration_s", "hands", "by_game", "actions", "hands_per_s", "errors", "timeouts",
         "side_pots", "raise_caps", "hands_voided", "hands_voided_at_end", "chips_start", "chips_end",
         "chips_conserved", "protocol_violations", "protocol_violation_samples", "recoveries", "wind_down",
     )
@@ -252,8 +252,11 @@ def test_every_game_and_bot_kind_under_load(ray_local: cluster.ClusterInfo, tmp_
     assert result.ok, summary["thresholds"]
     assert network["connections"] > 0 and network["outside"] == [], network
     assert summary["bots"] >= 200 and summary["duration_s"] >= 10
-    assert set(summary["hands_by_game"]) == GAMES
-    assert all(hands > 0 for hands in summary["hands_by_game"].values()), summary["hands_by_game"]
+    by_game = summary["by_game"]
+    assert set(by_game) == GAMES
+    assert all(game["hands"] > 0 and game["actions"] > 0 for game in by_game.values()), by_game
+    for key in ("hands", "actions", "timeouts", "side_pots", "raise_caps", "hands_voided"):
+        assert sum(game[key] for game in by_game.values()) == summary[key], key
     assert summary["hands"] > 0 and summary["actions"] > 0
     _assert_clean_end(summary)
     # The tables stop dealing before the bots leave: each plays out the hand it was in (or one
@@ -305,7 +308,8 @@ def test_staged_ramp_keeps_the_mix_and_the_timeline(ray_local: cluster.ClusterIn
     assert max(online for _, _, online, _ in ticks) == 64 and ticks[-1][2] == 8
     assert summary["bots"] == 64
     _assert_clean_end(summary)
-    assert set(summary["hands_by_game"]) == {"7stud", "5stud"} and summary["hands"] > 0
+    assert set(summary["by_game"]) == {"7stud", "5stud"} and summary["hands"] > 0
+    assert sum(game["hands"] for game in summary["by_game"].values()) == summary["hands"]
     _assert_sound(summary)
 
 

@@ -22,21 +22,22 @@ FAST, SLOW = 0.005, 0.2
 
 
 def constructed_run() -> RunStats:
-    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors."""
+    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors; the
+    fast actions and three hands are Seven Card Stud's, the rest the draw game's."""
     stats = RunStats()
     for i in range(98):
-        stats.action(FAST, "call", "tight", now=i / 49)  # 49 per second in seconds 0 and 1
-    stats.action(SLOW, "raise", "maniac", now=3.5)
-    stats.action(SLOW, "fold", "maniac", now=3.6)
-    for now in (0.5, 1.5, 1.7, 3.9):
-        stats.hand(now, side_pots=1)
-    stats.hand_voided()
+        stats.action(FAST, "call", "tight", now=i / 49, game="7stud")  # 49 per second in seconds 0 and 1
+    stats.action(SLOW, "raise", "maniac", now=3.5, game="7a5draw")
+    stats.action(SLOW, "fold", "maniac", now=3.6, game="7a5draw")
+    for now, game in ((0.5, "7stud"), (1.5, "7stud"), (1.7, "7stud"), (3.9, "7a5draw")):
+        stats.hand(now, side_pots=1, game=game)
+    stats.hand_voided("7stud")
     stats.error("UNAVAILABLE", now=1.1)
     stats.error("DEADLINE_EXCEEDED", now=3.2)
     stats.error("UNAVAILABLE", now=3.3)
     stats.error(PROTOCOL_VIOLATION, now=3.4)
-    stats.timeout("fold")
-    stats.timeout("stand_pat")
+    stats.timeout("fold", "7stud")
+    stats.timeout("stand_pat", "7a5draw")
     return stats
 
 
@@ -75,6 +76,12 @@ def test_summary_exact_numbers() -> None:
         "chips_conserved": True,
         "actions_by_kind": {"call": 98, "fold": 1, "raise": 1},
         "actions_by_bot": {"maniac": 2, "tight": 98},
+        "by_game": {
+            "7a5draw": {"hands": 1, "actions": 2, "latency_ms": {"p50": 200.0, "p99": 200.0}, "timeouts": 1,
+                        "side_pots": 1, "raise_caps": 0, "hands_voided": 0},
+            "7stud": {"hands": 3, "actions": 98, "latency_ms": {"p50": 5.0, "p99": 5.0}, "timeouts": 1,
+                      "side_pots": 3, "raise_caps": 0, "hands_voided": 1},
+        },
         "thresholds": [
             {"expression": "p99_ms<100", "metric": "p99_ms", "value": 200.0, "ok": False},
             {"expression": "errors==0", "metric": "errors", "value": 4, "ok": False},
@@ -162,6 +169,9 @@ def test_report_html_is_self_contained_and_complete() -> None:
     assert "<code>p99_ms&lt;100</code>" in page
     for kind in ("UNAVAILABLE", "DEADLINE_EXCEEDED", PROTOCOL_VIOLATION):
         assert f"<td>{kind}</td>" in page
+    cells = '<td class="n">'
+    assert (f"<tr><td>7stud</td>{cells}3</td>{cells}98</td>{cells}5 ms</td>{cells}5 ms</td>{cells}1</td>"
+            f"{cells}3</td>{cells}0</td>{cells}1</td></tr>") in page
 
 
 def test_latency_chart_breaks_where_no_action_was_answered() -> None:

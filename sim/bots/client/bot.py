@@ -3,8 +3,9 @@
 A :class:`Bot` sits down (or takes a seat token it is given), opens a Play stream with Hello and
 plays every YourTurn with its strategy after a think time. It measures what a load test reports
 (the round trip of each action, finished hands with their side pots and raise caps, CLOCK-2
-timeouts) into a shared :class:`~sim.stats.RunStats`, and counts every violation its
-:class:`~.referee.Referee` finds as a ``protocol_violation``.
+timeouts), each under its table's game (the Welcome names it), into a shared
+:class:`~sim.stats.RunStats`, and counts every violation its :class:`~.referee.Referee` finds as a
+``protocol_violation``.
 
 Failures of calls are counted by gRPC status name. A stream that fails with a retryable status
 (UNAVAILABLE, say) is reopened with exponential backoff, asking the injected ``resolve`` for the
@@ -451,7 +452,7 @@ class Bot:
             self._settle()
         if referee.clock_outcomes:
             for outcome in referee.clock_outcomes:
-                self._stats.timeout(outcome)
+                self._stats.timeout(outcome, tracker.game)
             referee.clock_outcomes.clear()
             self._cancel_think()
         if referee.hand_over:
@@ -474,10 +475,10 @@ class Bot:
 
     def _settle(self) -> None:
         """Count what the server answered to the bot's actions."""
-        stats, now = self._stats, self._now()
+        stats, now, game = self._stats, self._now(), self._tracker.game
         for action, sent, code, _ in self._referee.settled:
             if code == ACCEPTED:
-                stats.action(time.perf_counter() - sent, action.kind, self.kind, now)
+                stats.action(time.perf_counter() - sent, action.kind, self.kind, now, game)
                 self._tally.acted_kinds.add(self.kind)
             elif code == LATE:
                 self._tally.late_actions += 1
@@ -486,14 +487,14 @@ class Bot:
         self._referee.settled.clear()
 
     def _count_hands(self) -> None:
-        stats, tally = self._stats, self._tally
+        stats, tally, game = self._stats, self._tally, self._tracker.game
         for voided, counted, side_pots, raise_caps in self._tracker.finished:
             if not counted:
                 continue
             if voided:
-                stats.hand_voided()
+                stats.hand_voided(game)
             else:
-                stats.hand(self._now(), side_pots=side_pots, raise_caps=raise_caps)
+                stats.hand(self._now(), side_pots=side_pots, raise_caps=raise_caps, game=game)
             tally.hand_counted.set()
         self._tracker.finished.clear()
 
