@@ -10,45 +10,56 @@ fleet is the run's own business (its seats are the run's): see :meth:`Deployment
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
 from services.table.ledger import RecoveryPlan
 
 from .deployment import Deployment
 
+CHAOS: Final = "chaos"
+"""A host lost because the run's chaos killed it."""
+LOST: Final = "lost"
+"""A host found dead (its node lost, its process gone): nobody planned it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Recovery:
-    """One dead host's tables rebuilt: when (seconds into the run), how many, and the tables whose
-    running hand was voided (one hand each)."""
+    """One dead host's tables rebuilt: when (seconds into the run) and why (:data:`CHAOS` or
+    :data:`LOST`), the tables moved, and those whose running hand was voided (one hand each) with
+    the chips that gave back."""
 
     host: str
+    endpoint: str
     at_s: float
-    tables: int
+    cause: str
+    tables: tuple[str, ...]
     voided_tables: tuple[str, ...]
+    chips_refunded: int
+    """The stacks the voided hands' players were dealt in with, which they got back: a voided
+    hand refunds every player to its stack at the deal (the ledger's ``hand_started`` entry)."""
 
     @property
     def voided(self) -> int:
         return len(self.voided_tables)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"host": self.host, "at_s": self.at_s, "tables": self.tables, "voided": self.voided}
 
-
-def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list[Recovery]:
+def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float, cause: str) -> list[Recovery]:
     """Rebuild the tables of the ``dead`` hosts on the surviving hosts, round robin.
 
     Several hosts go at once when a node is lost, and a host chosen to rebuild on may turn out to be
     dead as well (on the same node, not yet noticed): its tables, those it was given included, are
-    then rebuilt again on the others. Raises RuntimeError when no host is left.
+    then rebuilt again on the others (its loss is :data:`LOST`, whatever ``cause`` the first had).
+    Raises RuntimeError when no host is left.
     """
     ray = deployment.ray
     registry = deployment.registry
     recoveries: list[Recovery] = []
     pending = list(dead)
+    endpoints: dict[str, str] = {}
     while pending:
         tables: list[tuple[str, str]] = []
         for host_id in pending:
+            endpoints.setdefault(host_id, deployment.info[host_id].endpoint)
             deployment.remove_host(host_id)
             tables += [(host_id, t) for t in ray.get(registry.mark_dead.remote(host_id))]
         if not deployment.hosts:
@@ -62,7 +73,7 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list
             plans[target].append(ray.get(registry.plan.remote(table_id)))
             origin[target].append(host_id)
         refs = {h: deployment.hosts[h].restore_tables.remote(p) for h, p in plans.items() if p}
-        voided_from: dict[str, list[str]] = {host_id: [] for host_id in pending}
+        voided_from: dict[str, list[RecoveryPlan]] = {host_id: [] for host_id in pending}
         pending = []
         for target, ref in refs.items():
             try:
@@ -72,9 +83,17 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list
                 continue
             for plan, host_id in zip(plans[target], origin[target], strict=True):
                 if plan.hand_voided:
-                    voided_from[host_id].append(plan.last.table_id)
+                    voided_from[host_id].append(plan)
         for host_id, voided in voided_from.items():
-            moved = sum(1 for h, _ in tables if h == host_id)
-            recoveries.append(Recovery(host_id, at_s, moved, tuple(voided)))
+            recoveries.append(Recovery(
+                host=host_id,
+                endpoint=endpoints[host_id],
+                at_s=at_s,
+                cause=cause,
+                tables=tuple(t for h, t in tables if h == host_id),
+                voided_tables=tuple(plan.last.table_id for plan in voided),
+                chips_refunded=sum(seat.stack for plan in voided for seat in plan.last.seats if not seat.sitting_out),
+            ))
+        cause = LOST
     deployment.write_targets()
     return recoveries

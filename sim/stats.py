@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 __all__ = [
@@ -292,14 +292,17 @@ def _add_counts(into: dict[str, int], other: Mapping[str, int]) -> None:
 class SecondStats:
     """What happened in one second of the run: finished hands, errors by kind, action latencies.
 
-    The number of actions is ``latency.count``: every action has exactly one latency.
+    The number of actions is ``latency.count``: every action has exactly one latency. ``errors``
+    counts every error; ``chaos_errors`` those of them the run's chaos caused (see
+    :mod:`sim.bots.client.attribution`), so the unexpected ones are the difference.
     """
 
-    __slots__ = ("errors", "hands", "latency")
+    __slots__ = ("chaos_errors", "errors", "hands", "latency")
 
     def __init__(self) -> None:
         self.hands = 0
         self.errors: dict[str, int] = {}
+        self.chaos_errors: dict[str, int] = {}
         self.latency = LatencyHistogram()
 
     @property
@@ -312,10 +315,17 @@ class SecondStats:
         """Errors of all kinds in this second."""
         return sum(self.errors.values())
 
+    @property
+    def unexpected_errors(self) -> dict[str, int]:
+        """The errors of this second that the run's chaos did not cause, by kind."""
+        chaos = self.chaos_errors
+        return {kind: n - chaos.get(kind, 0) for kind, n in self.errors.items() if n > chaos.get(kind, 0)}
+
     def merge(self, other: SecondStats) -> None:
         """Add ``other`` (the same second seen by another fleet, or a later part of it)."""
         self.hands += other.hands
         _add_counts(self.errors, other.errors)
+        _add_counts(self.chaos_errors, other.chaos_errors)
         self.latency.merge(other.latency)
 
     def to_dict(self) -> dict[str, Any]:
@@ -325,21 +335,27 @@ class SecondStats:
             data["hands"] = self.hands
         if self.errors:
             data["errors"] = dict(self.errors)
+        if self.chaos_errors:
+            data["chaos_errors"] = dict(self.chaos_errors)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SecondStats:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; raises ValueError when chaos errors are not among the errors."""
         second = cls()
         second.hands = int(data.get("hands", 0))
         second.errors = {str(k): int(v) for k, v in data.get("errors", {}).items()}
+        second.chaos_errors = {str(k): int(v) for k, v in data.get("chaos_errors", {}).items()}
+        if any(n > second.errors.get(kind, 0) for kind, n in second.chaos_errors.items()):
+            raise ValueError("chaos errors must be among the errors of their second")
         second.latency = LatencyHistogram.from_dict(data["latency"])
         return second
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SecondStats):
             return NotImplemented
-        return (self.hands, self.errors, self.latency) == (other.hands, other.errors, other.latency)
+        mine = (self.hands, self.errors, self.chaos_errors, self.latency)
+        return mine == (other.hands, other.errors, other.chaos_errors, other.latency)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -501,10 +517,14 @@ class RunStats:
         """Count one hand the table voided; it is not among the finished hands."""
         self.game(game).hands_voided += 1
 
-    def error(self, kind: str, now: float) -> None:
-        """Count one error: a gRPC status name ("UNAVAILABLE") or PROTOCOL_VIOLATION, say."""
-        errors = self._second(now).errors
+    def error(self, kind: str, now: float, *, chaos: bool = False) -> None:
+        """Count one error: a gRPC status name ("UNAVAILABLE") or PROTOCOL_VIOLATION, say; ``chaos``:
+        the run's chaos caused it (it is counted among the errors all the same)."""
+        second = self._second(now)
+        errors = second.errors
         errors[kind] = errors.get(kind, 0) + 1
+        if chaos:
+            second.chaos_errors[kind] = second.chaos_errors.get(kind, 0) + 1
 
     def timeout(self, outcome: str, game: str = UNKNOWN_GAME) -> None:
         """Count one action-clock timeout by what CLOCK-2 did (one of TIMEOUT_OUTCOMES)."""
@@ -522,13 +542,26 @@ class RunStats:
         """Answered actions over the run."""
         return sum(second.latency.count for second in self.series.values())
 
+    def _errors_over_run(self, part: Callable[[SecondStats], Mapping[str, int]]) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for second in self.series.values():
+            _add_counts(total, part(second))
+        return total
+
     @property
     def errors(self) -> dict[str, int]:
         """Errors over the run by kind."""
-        total: dict[str, int] = {}
-        for second in self.series.values():
-            _add_counts(total, second.errors)
-        return total
+        return self._errors_over_run(lambda second: second.errors)
+
+    @property
+    def chaos_errors(self) -> dict[str, int]:
+        """Errors over the run that its chaos caused, by kind (a part of :attr:`errors`)."""
+        return self._errors_over_run(lambda second: second.chaos_errors)
+
+    @property
+    def unexpected_errors(self) -> dict[str, int]:
+        """Errors over the run that its chaos did not cause, by kind."""
+        return self._errors_over_run(lambda second: second.unexpected_errors)
 
     @property
     def protocol_violations(self) -> int:
@@ -594,6 +627,20 @@ class RunStats:
             self.game(name).merge(game)
         _add_counts(self.actions_by_bot, other.actions_by_bot)
         _add_counts(self.actions_by_kind, other.actions_by_kind)
+
+    def merge_faults(self, other: RunStats) -> None:
+        """Add only ``other``'s errors (in their seconds, chaos's and unexpected) and voided hands
+        (by game): the wind-down's faults count with the load's, its hands and actions do not."""
+        for s, second in other.series.items():
+            if second.errors:
+                mine = self.series.get(s)
+                if mine is None:
+                    mine = self.series[s] = SecondStats()
+                _add_counts(mine.errors, second.errors)
+                _add_counts(mine.chaos_errors, second.chaos_errors)
+        for name, game in other.games.items():
+            if game.hands_voided:
+                self.game(name).hands_voided += game.hands_voided
 
     def take(self) -> RunStats:
         """Everything counted since the previous take, as a new RunStats; this one starts afresh.

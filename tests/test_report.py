@@ -22,8 +22,8 @@ FAST, SLOW = 0.005, 0.2
 
 
 def constructed_run() -> RunStats:
-    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors; the
-    fast actions and three hands are Seven Card Stud's, the rest the draw game's."""
+    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors (one of
+    them the chaos's); the fast actions and three hands are Seven Card Stud's, the rest the draw game's."""
     stats = RunStats()
     for i in range(98):
         stats.action(FAST, "call", "tight", now=i / 49, game="7stud")  # 49 per second in seconds 0 and 1
@@ -34,7 +34,7 @@ def constructed_run() -> RunStats:
     stats.hand_voided("7stud")
     stats.error("UNAVAILABLE", now=1.1)
     stats.error("DEADLINE_EXCEEDED", now=3.2)
-    stats.error("UNAVAILABLE", now=3.3)
+    stats.error("UNAVAILABLE", now=3.3, chaos=True)
     stats.error(PROTOCOL_VIOLATION, now=3.4)
     stats.timeout("fold", "7stud")
     stats.timeout("stand_pat", "7a5draw")
@@ -65,6 +65,10 @@ def test_summary_exact_numbers() -> None:
                        "max": 200.0, "mean": 8.9},
         "errors": {"UNAVAILABLE": 2, "DEADLINE_EXCEEDED": 1, PROTOCOL_VIOLATION: 1},
         "errors_total": 4,
+        "chaos_errors": {"UNAVAILABLE": 1},
+        "chaos_errors_total": 1,
+        "unexpected_errors": {"DEADLINE_EXCEEDED": 1, "UNAVAILABLE": 1, PROTOCOL_VIOLATION: 1},
+        "unexpected_errors_total": 3,
         "protocol_violations": 1,
         "timeouts": 2,
         "timeouts_by_outcome": {"check": 0, "all_in": 0, "fold": 1, "bring_in": 0, "stand_pat": 1},
@@ -116,13 +120,13 @@ def test_bad_threshold_is_reported_before_anything_is_written() -> None:
 
 def test_history_rows() -> None:
     rows = history_rows(constructed_run(), bots_online={0: 10, 1: 12, 4: 0})
-    columns = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
+    columns = ("second", "bots_online", "hands", "actions", "errors", "unexpected_errors", "p50_ms", "p99_ms")
     assert [tuple(row.values()) for row in rows] == [
-        (0, 10, 1, 49, 0, 5.0, 5.0),
-        (1, 12, 2, 49, 1, 5.0, 5.0),
-        (2, None, 0, 0, 0, None, None),
-        (3, None, 1, 2, 3, 200.0, 200.0),
-        (4, 0, 0, 0, 0, None, None),
+        (0, 10, 1, 49, 0, 0, 5.0, 5.0),
+        (1, 12, 2, 49, 1, 1, 5.0, 5.0),
+        (2, None, 0, 0, 0, 0, None, None),
+        (3, None, 1, 2, 3, 2, 200.0, 200.0),
+        (4, 0, 0, 0, 0, 0, None, None),
     ]
     assert all(tuple(row) == columns for row in rows)
     assert "bots_online" not in history_rows(constructed_run())[0]
@@ -136,14 +140,15 @@ def test_write_report_writes_three_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in paths.values()) == ["history.csv", "report.html", "summary.json"]
     assert json.loads(paths["summary"].read_text()) == summary
     assert paths["history"].read_text() == (
-        "second,bots_online,hands,actions,errors,p50_ms,p99_ms\n"
-        "0,10,1,49,0,5.0,5.0\n"
-        "1,12,2,49,1,5.0,5.0\n"
-        "2,,0,0,0,,\n"
-        "3,12,1,2,3,200.0,200.0\n"
+        "second,bots_online,hands,actions,errors,unexpected_errors,p50_ms,p99_ms\n"
+        "0,10,1,49,0,0,5.0,5.0\n"
+        "1,12,2,49,1,1,5.0,5.0\n"
+        "2,,0,0,0,0,,\n"
+        "3,12,1,2,3,2,200.0,200.0\n"
     )
     write_report(tmp_path / "plain", summary, stats)
-    assert (tmp_path / "plain" / "history.csv").read_text().startswith("second,hands,actions,errors,p50_ms")
+    plain = (tmp_path / "plain" / "history.csv").read_text()
+    assert plain.startswith("second,hands,actions,errors,unexpected_errors,p50_ms")
 
 
 def svgs(page: str) -> list[ET.Element]:

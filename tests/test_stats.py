@@ -299,6 +299,9 @@ def test_from_dict_rejects_malformed_run_stats() -> None:
     data = sample_run().to_dict()
     with pytest.raises(ValueError, match="repeated second"):
         RunStats.from_dict({**data, "series": data["series"] + data["series"][:1]})
+    series = [[second, {**counts, "chaos_errors": {"UNAVAILABLE": 5}}] for second, counts in data["series"]]
+    with pytest.raises(ValueError, match="chaos errors must be among the errors"):
+        RunStats.from_dict({**data, "series": series})
     games = {"7stud": {**data["games"]["7stud"], "timeouts_by_outcome": {"nap": 1}}}
     with pytest.raises(ValueError, match="unknown timeout outcome"):
         RunStats.from_dict({**data, "games": games})
