@@ -21,7 +21,6 @@ import subprocess
 import sys
 import time
 import urllib.error
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -186,17 +185,6 @@ def test_registry_rebuild_keeps_the_ledger_and_hides_the_table_until_seated() ->
 
 
 # ----------------------------------------------------------------------------- runs on Ray
-
-
-@pytest.fixture(scope="module")
-def ray_local() -> Iterator[cluster.ClusterInfo]:
-    """One loopback-only local Ray for the module's runs (started here, stopped at the end)."""
-    info = cluster.connect(None)
-    try:
-        yield info
-    finally:
-        if info.started_here:
-            cluster.disconnect()
 
 
 def _run(scenario: Scenario, out: Path, **options: Any) -> RunResult:
