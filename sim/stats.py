@@ -461,9 +461,11 @@ class RunStats:
     Actions by bot and by action kind are totals only.
 
     A fleet calls :meth:`action` for every action in its hot loop; it costs two bucket computations
-    (the second's histogram and the game's) and a handful of dict and attribute updates (about
-    1.5 µs). To ship, a fleet sends ``take().to_dict()`` every second or so, which stays small
-    however long the run is, and the driver merges each :meth:`from_dict` into its own RunStats.
+    (the second's histogram and the game's) and a handful of dict and attribute updates: 1.6 to 1.8
+    times the counting without the per-game breakdown, a few µs against the few hundred µs of CPU a
+    fleet spends per action (``benchmarks/run_stats.py``, ``benchmarks/fleet_cost.py``). To ship, a
+    fleet sends ``take().to_dict()`` every second or so, which stays small however long the run is,
+    and the driver merges each :meth:`from_dict` into its own RunStats.
     """
 
     __slots__ = ("_current", "_current_second", "actions_by_bot", "actions_by_kind", "games", "series")

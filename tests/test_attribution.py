@@ -18,7 +18,6 @@ def test_a_failure_on_a_killed_host_is_the_chaos_once_the_table_answers_elsewher
     killed = {OLD: 4.0}
     attribution = Attribution(killed)
     assert attribution.failed("UNAVAILABLE", 4.2, OLD) and attribution.failed("DEADLINE_EXCEEDED", 4.9, OLD)
-    assert attribution.holding
     verdict = attribution.answered(NEW)
     assert verdict.chaos == (Held("UNAVAILABLE", 4.2, OLD), Held("DEADLINE_EXCEEDED", 4.9, OLD))
     assert verdict.unexpected == () and verdict.moved
@@ -53,6 +52,7 @@ def test_other_kinds_are_never_held_and_what_is_held_at_the_end_is_unexpected() 
     for kind in ("FAILED_PRECONDITION", "PROTOCOL_VIOLATION", "RESOLVE_FAILED", "ABORTED"):
         assert not attribution.failed(kind, 2.0, OLD)
     attribution.failed("UNAVAILABLE", 2.0, OLD)
+    assert attribution.holding
     assert attribution.release() == (Held("UNAVAILABLE", 2.0, OLD),)
     assert attribution.release() == () and not attribution.holding
 

@@ -286,3 +286,40 @@ def test_live_view_redraws_in_place_on_a_tty() -> None:
     assert out.getvalue()[len(first):].startswith("\x1b[4F\x1b[J")
     view.finish()
     assert out.getvalue().count("\x1b[4F") == 1
+
+
+def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recoveries() -> None:
+    stats = constructed_run()
+    summary = summary_of(stats)
+    summary.update(
+        chaos_events=[{"at_s": 1.0, "action": "kill-host", "victim": "host-2"}],
+        recoveries=[
+            {"host": "host-2", "server": "127.0.0.1:7001", "at_s": 1.0, "cause": "chaos", "tables": 3, "voided": 2,
+             "chips_refunded": 8000, "bots": 12, "bots_back": 12, "back_s": 0.6},
+            {"host": "host-0", "server": "127.0.0.1:7000", "at_s": 3.0, "cause": "lost", "tables": 4, "voided": 1,
+             "chips_refunded": 4000, "bots": 9, "bots_back": 7, "back_s": None},
+        ],
+        fleet_recoveries=[{"fleet": "fleet-1", "at_s": 2.0, "cause": "chaos", "seats": 30, "back_s": 1.25}],
+        servers_lost=[{"server": "127.0.0.1:7002", "at_s": 2.5, "tables": ["a", "b"], "chips_last_seen": 16000,
+                       "seats": ["a#1", "b#2"]}],
+    )
+    page = render_html(summary, stats, bots_online={0: 10, 1: 12})
+    ns = "{http://www.w3.org/2000/svg}"
+    by_title = {svg.findtext(f"{ns}title"): svg for svg in svgs(page)}
+    labels = ["kill-host host-2", "host-0 lost", "127.0.0.1:7002 lost"]  # the chaos's own losses once, by the event
+    for title in ("Actions per second", "Hands per second", "Action latency over time", "Errors over time",
+                  "Bots online"):
+        marked = [g.findtext(f"{ns}text") for g in by_title[title].iter(f"{ns}g")]
+        assert sorted(marked) == sorted(labels), (title, marked)
+    assert not list(by_title["Latency distribution"].iter(f"{ns}g"))
+    faults = page.split("<h2>Faults and recoveries</h2>", 1)[1].split("<h2>", 1)[0]
+    rows = [re.sub(r"<[^>]+>", "|", row).strip("|").split("||") for row in re.findall(r"<tr>(.*?)</tr>", faults)]
+    assert rows[1:4] == [
+        ["1 s", "host-2 (127.0.0.1:7001): tables rebuilt elsewhere", "chaos", "3", "2", "8,000", "12 of 12", "0.6 s"],
+        ["2 s", "fleet-1: seats handed to a new fleet", "chaos", "–", "–", "–", "30", "1.25 s"],
+        ["3 s", "host-0 (127.0.0.1:7000): tables rebuilt elsewhere", "lost", "4", "1", "4,000", "7 of 9", "–"],
+    ]
+    assert rows[5] == ["2.5 s", "127.0.0.1:7002", "2", "16,000", "a#1, b#2"]
+    errors_legend = page.split("<figcaption>Errors over time", 1)[1].split("</figcaption>", 1)[0]
+    assert ">UNAVAILABLE (chaos)</span>" in errors_legend and ">UNAVAILABLE</span>" in errors_legend
+    assert "<h2>Faults and recoveries</h2>" not in render_html(summary_of(stats), stats)

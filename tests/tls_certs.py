@@ -31,16 +31,20 @@ def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
+def _valid_for_a_day() -> x509.CertificateBuilder:
+    now = datetime.datetime.now(datetime.UTC)
+    return (
+        x509.CertificateBuilder()
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+    )
+
+
 def make_tls_files(directory: Path, name: str = "tablestorm-test") -> TlsFiles:
     """A new CA (``{name}-ca.pem``) and a server key and certificate it signed, in ``directory``."""
-    now = datetime.datetime.now(datetime.UTC)
-    valid = {
-        "not_valid_before": now - datetime.timedelta(minutes=5),
-        "not_valid_after": now + datetime.timedelta(days=1),
-    }
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_cert = (
-        x509.CertificateBuilder(**valid)
+        _valid_for_a_day()
         .subject_name(_name(f"{name} CA"))
         .issuer_name(_name(f"{name} CA"))
         .public_key(ca_key.public_key())
@@ -51,7 +55,7 @@ def make_tls_files(directory: Path, name: str = "tablestorm-test") -> TlsFiles:
     )
     server_key = ec.generate_private_key(ec.SECP256R1())
     server_cert = (
-        x509.CertificateBuilder(**valid)
+        _valid_for_a_day()
         .subject_name(_name("localhost"))
         .issuer_name(ca_cert.subject)
         .public_key(server_key.public_key())
