@@ -50,7 +50,8 @@ _NOTHING: Final = Verdict((), (), False)
 
 class Attribution:
     """One bot's held transport failures. ``killed`` maps each endpoint the run's chaos killed to
-    the second of the run it was killed at; the fleet fills it in before the kill (shared, live)."""
+    the second of the run the bot's fleet was told of it, just before the kill (the fleet's map,
+    shared and read live)."""
 
     __slots__ = ("_held", "_killed")
 
