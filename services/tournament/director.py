@@ -35,8 +35,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sortedcontainers import SortedList
-
 from services.engine.tournament_table import HandResult
 
 from . import events as ev
@@ -55,6 +53,7 @@ from .commands import (
 from .entries import Entry, TableState
 from .finishing import FinishingOrder
 from .payouts import payout_table, places_paid
+from .stacks import StackBoard
 from .structure import Level, TournamentStructure
 from .tables import TableIndex
 
@@ -136,8 +135,8 @@ class Director:
         self._rebuys = 0
         self._add_ons = 0
         self._pool = 0
-        self._by_stack: SortedList[tuple[int, int]] = SortedList()
-        """(stack, entry number) of every entry still in."""
+        self._by_stack = StackBoard()
+        """The stack of every entry still in."""
         self._late_open = False
         self._rebuys_open = rebuys is not None
         self._addon_open = False
@@ -152,6 +151,8 @@ class Director:
         """Hand-for-hand tables whose round hand was voided: they deal it again."""
         self._finishing = FinishingOrder()
         self._prizes: tuple[int, ...] | None = None
+        self._paid = (0, 0)
+        """(entries, places paid) for the last count of entries asked about."""
 
     # ----------------------------------------------------------------- the record and queries
 
@@ -208,7 +209,8 @@ class Director:
 
     @property
     def largest_stack(self) -> int:
-        return self._by_stack[-1][0] if self._by_stack else 0
+        largest = self._by_stack.largest()
+        return largest[0] if largest is not None else 0
 
     @property
     def prize_pool(self) -> int:
@@ -228,10 +230,14 @@ class Director:
 
     @property
     def places_paid(self) -> int:
-        payouts = self.structure.payouts
-        if payouts.table is not None:
-            return min(len(payouts.table), max(1, len(self._entries)))
-        return places_paid(max(1, len(self._entries)), payouts.percent_paid)
+        entries = max(1, len(self._entries))
+        if self._paid[0] != entries:
+            payouts = self.structure.payouts
+            if payouts.table is not None:
+                self._paid = (entries, min(len(payouts.table), entries))
+            else:
+                self._paid = (entries, places_paid(entries, payouts.percent_paid))
+        return self._paid[1]
 
     @property
     def in_the_money(self) -> bool:
@@ -280,7 +286,7 @@ class Director:
                 f"chips: entries hold {sum(e.stack for e in alive)}, counted {self._chips},"
                 f" expected {self.expected_chips} (TOURN-11)"
             )
-        if len(alive) != self._alive or sorted((e.stack, e.number) for e in alive) != list(self._by_stack):
+        if len(alive) != self._alive or {e.number: e.stack for e in alive} != self._by_stack.items():
             raise ChipInvariantError("the players still in are not what the director counts")
         at_tables = 0
         for table in self._tables.values():
@@ -344,7 +350,9 @@ class Director:
         self._entries.remove(entry)
         for number, e in enumerate(self._entries):
             e.number = number  # registration order closes up
-        self._by_stack = SortedList((e.stack, e.number) for e in self._entries)
+        self._by_stack = StackBoard()
+        for e in self._entries:
+            self._by_stack.set(e.number, e.stack)
         del self._current[player_id]
         del self._entry_count[player_id]
         self._alive -= 1
@@ -567,20 +575,21 @@ class Director:
                 + (f"dealing hand {table.dealt}" if table.running else "not dealing")
                 + f", not hand {result.hand_number}"
             )
-        seen = set()
+        seats, last, moved = table.seats, 0, 0
         for k, r in enumerate(result.seats):
-            entry = table.seats[r.seat - 1] if 1 <= r.seat <= self._seats else None
-            if entry is None or entry.entry_id != r.player_id or r.seat in seen:
-                raise DirectorError(f"result.seats[{k}]: seat {r.seat} does not hold {r.player_id!r}")
-            seen.add(r.seat)
+            entry = seats[r.seat - 1] if last < r.seat <= self._seats else None
+            if entry is None or entry.entry_id != r.player_id:
+                raise DirectorError(f"result.seats[{k}]: seat {r.seat} does not hold {r.player_id!r} (seats ascend)")
+            last = r.seat
             if r.start != entry.stack or r.end < 0 or (result.voided and r.end != r.start):
                 raise ChipInvariantError(
                     f"table {table.table_id} hand {result.hand_number}: seat {r.seat} {r.player_id!r} went"
                     f" from {r.start} to {r.end} chips; the director holds {entry.stack} (TOURN-11)"
                 )
-        if len(seen) < 2:
+            moved += r.end - r.start
+        if len(result.seats) < 2:
             raise DirectorError("result.seats: a hand has at least two players")
-        if sum(r.end for r in result.seats) != sum(r.start for r in result.seats):
+        if moved:
             raise ChipInvariantError(
                 f"table {table.table_id} hand {result.hand_number}: stacks do not add up (TOURN-11)"
             )
@@ -662,7 +671,7 @@ class Director:
         self._current[player_id] = entry
         self._alive += 1
         self._chips += stack
-        self._by_stack.add((stack, entry.number))
+        self._by_stack.set(entry.number, stack)
         self._pool += self.structure.buy_in
         self._prizes = None
         return entry
@@ -670,8 +679,7 @@ class Director:
     def _set_stack(self, entry: Entry, stack: int) -> None:
         """The entry now holds ``stack`` chips (after a hand, a rebuy, an add-on)."""
         if stack != entry.stack:
-            self._by_stack.remove((entry.stack, entry.number))
-            self._by_stack.add((stack, entry.number))
+            self._by_stack.set(entry.number, stack)
             self._chips += stack - entry.stack
             entry.stack = stack
 
@@ -918,18 +926,17 @@ class Director:
 
     # ----------------------------------------------------------------- dealing
 
-    def _held(self, table: TableState) -> bool:
-        """TOURN-4: three or more players short of the largest table, it waits to be balanced."""
-        return table.players <= self._index.largest().players - HOLD_SHORT
-
-    def _dealable(self, table: TableState) -> bool:
-        return not table.breaking and not table.running and table.seated >= 2 and not self._held(table)
+    def _dealable(self, table: TableState, largest: int) -> bool:
+        """Whether an idle table may deal: not breaking, two players seated, and not held by
+        TOURN-4 for being three or more players short of the ``largest`` table."""
+        return not table.breaking and table.seated >= 2 and table.players > largest - HOLD_SHORT
 
     def _deal(self, out: list[Command]) -> None:
         """The deal gate: nothing while paused or on a break; hand-for-hand, a round when every
         table has finished the last (TOURN-5); otherwise every idle table that may deal."""
-        if self._clock.paused or self._clock.level.is_break:
+        if self._clock.paused or self._clock.level.is_break or not self._idle:
             return
+        largest = self._index.largest().players
         if self._hfh:
             for table in sorted(self._redeal, key=lambda t: t.number):
                 self._deal_one(table, out)
@@ -938,13 +945,13 @@ class Director:
                 return
             self._round += 1
             for table in sorted(self._idle, key=lambda t: t.number):
-                if self._dealable(table):
+                if self._dealable(table, largest):
                     self._deal_one(table, out)
                     self._round_playing += 1
             return
-        for table in sorted(self._idle, key=lambda t: t.number):
-            if self._dealable(table):
-                self._deal_one(table, out)
+        ready = [table for table in self._idle if self._dealable(table, largest)]
+        for table in sorted(ready, key=lambda t: t.number) if len(ready) > 1 else ready:
+            self._deal_one(table, out)
 
     def _deal_one(self, table: TableState, out: list[Command]) -> None:
         level = self._clock.level
@@ -969,7 +976,7 @@ class Director:
         alive_before = self._alive
         for entry, _, _ in group:
             entry.alive = False
-            self._by_stack.discard((entry.stack, entry.number))
+            self._by_stack.discard(entry.number)
             self._alive -= 1
         self._finishing.add([(entry, start) for entry, start, _ in group], alive_before, len(self._entries))
         settled = self._settle_places(announce=False)
@@ -1004,7 +1011,8 @@ class Director:
         if not self._addon_done:
             self._close_addon()
         self._hfh = False
-        winner = self._entries[self._by_stack[-1][1]] if self._by_stack else None
+        largest = self._by_stack.largest()
+        winner = self._entries[largest[1]] if largest is not None else None
         if winner is not None:  # still "in": one player left, holding every chip
             self._finishing.add([(winner, winner.stack)], 1, len(self._entries))
         self._settle_places()

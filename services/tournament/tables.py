@@ -62,6 +62,8 @@ class TableIndex:
 
     def resize(self, table: TableState, delta: int) -> None:
         """``delta`` players joined (or, negative, left) ``table``, indexed or not."""
+        if not delta:
+            return
         if table.indexed:
             self._remove(table)
         table.players += delta
