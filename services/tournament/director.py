@@ -51,13 +51,13 @@ from .commands import (
     TournamentFinished,
 )
 from .entries import Entry, TableState
-from .finishing import FinishingOrder
+from .finishing import FinishingOrder, tiers_by_stack
 from .payouts import payout_table, places_paid
 from .stacks import StackBoard
 from .structure import Level, TournamentStructure
 from .tables import TableIndex
 
-__all__ = ["ChipInvariantError", "Director", "DirectorError", "Placing", "Standing"]
+__all__ = ["ChipInvariantError", "Director", "DirectorError", "Placing", "Standing", "TableSummary"]
 
 REGISTERING, RUNNING, FINISHED = "registering", "running", "finished"
 HOLD_SHORT = 3
@@ -81,6 +81,21 @@ class Standing:
     stack: int
     place: int | None
     prize: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """One table as a lobby shows it."""
+
+    table_id: str
+    players: int
+    """Seated, plus those in transit to it."""
+    given: int
+    """Players it gave to balancing."""
+    dealing: bool
+    breaking: bool
+    held: bool
+    """TOURN-4: three or more players short of the largest table, it deals no hand until balanced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +281,17 @@ class Director:
         done.sort(key=lambda e: (e.place or 0, e.number))
         return [Placing(e.place or 0, e.entry_id, e.player_id, e.prize or 0) for e in done]
 
+    def table_summaries(self) -> list[TableSummary]:
+        """Every open table, by number."""
+        largest = self._index.largest().players if len(self._index) else 0
+        return [
+            TableSummary(
+                t.table_id, t.players, t.given, t.running, t.breaking,
+                not t.breaking and t.players <= largest - HOLD_SHORT,
+            )
+            for t in sorted(self._tables.values(), key=lambda t: t.number)
+        ]
+
     def in_transit(self) -> list[tuple[str, int]]:
         """(entry id, stack) of each player moved in balancing who waits for a table's hand to end
         (draw game): their chips are in play but on no table (TOURN-11)."""
@@ -427,9 +453,9 @@ class Director:
             self._round_playing -= 1
             if not self._round_playing and not self._redeal:
                 group, self._round_busted = self._round_busted, []
-                self._eliminate(group, out)
+                self._eliminate(group)
         elif out_now:
-            self._eliminate([(entry, start, table.table_id) for entry, start in out_now], out)
+            self._eliminate([(entry, start, table.table_id) for entry, start in out_now])
         if table.breaking:
             self._break(table, out)
         self._check_chips()
@@ -969,8 +995,9 @@ class Director:
 
     # ----------------------------------------------------------------- eliminations and the end
 
-    def _eliminate(self, group: list[tuple[Entry, int, str]], out: list[Command]) -> None:
-        """TOURN-6: players out together, placed by their stacks at the start of the hand."""
+    def _eliminate(self, group: list[tuple[Entry, int, str]]) -> None:
+        """TOURN-6: players out together, placed by their stacks at the start of the hand and
+        announced from the lowest place up (tied players in registration order)."""
         if not group:
             return
         alive_before = self._alive
@@ -978,13 +1005,16 @@ class Director:
             entry.alive = False
             self._by_stack.discard(entry.number)
             self._alive -= 1
-        self._finishing.add([(entry, start) for entry, start, _ in group], alive_before, len(self._entries))
+        stacks = [(entry, start) for entry, start, _ in group]
+        self._finishing.add(stacks, alive_before, len(self._entries))
         settled = self._settle_places(announce=False)
-        mine = {id(entry) for entry, _, _ in group}
-        for entry, _, table_id in group:
-            self._record(ev.Eliminated(self._now, entry.entry_id, entry.player_id, table_id, entry.place, entry.prize))
+        tables = {id(entry): table_id for entry, _, table_id in group}
+        for tier in reversed(tiers_by_stack(stacks)):
+            for entry in tier:
+                table_id, place, prize = tables[id(entry)], entry.place, entry.prize
+                self._record(ev.Eliminated(self._now, entry.entry_id, entry.player_id, table_id, place, prize))
         for entry in settled:
-            if id(entry) not in mine:
+            if id(entry) not in tables:
                 self._announce(entry)
 
     def _announce(self, entry: Entry) -> None:
