@@ -8,6 +8,8 @@ the director's books) wherever chips moved. Players are named by the seat the se
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tournament_room import Room, draw_structure, passive, stud_structure
 
@@ -19,14 +21,16 @@ from services.tournament import events as ev
 from services.tournament.director import ChipInvariantError, Director, DirectorError
 from services.tournament.entries import Entry, TableState
 from services.tournament.finishing import FinishingOrder, split
-from services.tournament.structure import structure_from_mapping
+from services.tournament.structure import TournamentStructure, structure_from_mapping
 from services.tournament.tables import TableIndex
 
 LEVEL_1 = Stakes(small_bet=4, big_bet=8, ante=1, bring_in=2)
 LEVEL_2 = Stakes(small_bet=8, big_bet=16, ante=2, bring_in=4)
 
 
-def room_of(players: int, structure=None, *, seed: int = 1, auto_rebuy: bool = False) -> Room:  # type: ignore[no-untyped-def]
+def room_of(
+    players: int, structure: TournamentStructure | None = None, *, seed: int = 1, auto_rebuy: bool = False
+) -> Room:
     room = Room(structure or stud_structure(), seed=seed)
     room.register(*[f"p{k}" for k in range(1, players + 1)], auto_rebuy=auto_rebuy)
     room.start()
@@ -35,6 +39,19 @@ def room_of(players: int, structure=None, *, seed: int = 1, auto_rebuy: bool = F
 
 def of(commands: list[cmd.Command], kind: type) -> list:  # type: ignore[type-arg]
     return [c for c in commands if type(c) is kind]
+
+
+def with_a_break(**extra: Any) -> TournamentStructure:
+    """Stud level 1 (600 s), a 300 s break, level 2 (600 s)."""
+    return structure_from_mapping({
+        "game": "7stud", "starting_stack": 1000,
+        "levels": [
+            {"duration_s": 600, "ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8},
+            {"break_s": 300},
+            {"duration_s": 600, "ante": 2, "bring_in": 4, "small_bet": 8, "big_bet": 16},
+        ],
+        **extra,
+    })
 
 
 def posts(room: Room, table_id: str) -> list[tuple[int, str, int]]:
@@ -135,15 +152,7 @@ def test_a_level_change_applies_from_the_next_hand() -> None:  # TOURN-1
 
 
 def test_no_hand_is_dealt_on_a_break_and_play_resumes_after_it() -> None:  # TOURN-1
-    structure = structure_from_mapping({
-        "game": "7stud", "starting_stack": 1000,
-        "levels": [
-            {"duration_s": 600, "ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8},
-            {"break_s": 300},
-            {"duration_s": 600, "ante": 2, "bring_in": 4, "small_bet": 8, "big_bet": 16},
-        ],
-    })
-    room = room_of(3, structure)
+    room = room_of(3, with_a_break())
     (table,) = room.tables
     room.at(610).finish(table)
     assert room.events(ev.BreakStarted) == [ev.BreakStarted(610, 1, 300)]
@@ -425,16 +434,7 @@ def test_a_busted_player_with_auto_rebuy_keeps_the_seat() -> None:  # TOURN-10
 
 
 def test_the_add_on_is_taken_in_the_break_after_its_level() -> None:  # TOURN-10
-    structure = structure_from_mapping({
-        "game": "7stud", "starting_stack": 1000,
-        "levels": [
-            {"duration_s": 600, "ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8},
-            {"break_s": 300},
-            {"duration_s": 600, "ante": 2, "bring_in": 4, "small_bet": 8, "big_bet": 16},
-        ],
-        "addon": {"after_level": 1, "stack": 1500, "cost": 50},
-    })
-    room = room_of(3, structure)
+    room = room_of(3, with_a_break(addon={"after_level": 1, "stack": 1500, "cost": 50}))
     (table,) = room.tables
     with pytest.raises(DirectorError, match="add_on: the add-on window is not open"):
         room.director.add_on("p1", 100)
