@@ -17,7 +17,8 @@ delay (the server arming a turn to the bot reading its YourTurn) p50/p99, and er
 results, failed calls, broken streams). The last line printed is one JSON object.
 
 Both the client and the echo server use the table server's garbage-collector policy
-(``services.table.server.GC_THRESHOLDS``), so a collection pause is never billed to the wrong side.
+(``services.table.gc_policy.tune_for_latency``), so a collection pause is never billed to the wrong
+side.
 
 Targets (the issue's): 5,000 seated bots at 1 s think with p99 < 100 ms and no errors; at zero
 think time, the table service's messages/s at least half the echo server's.
@@ -46,9 +47,9 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from services.table.gc_policy import tune_for_latency  # noqa: E402
 from services.table.proto_gen import table_service_pb2 as pb  # noqa: E402
 from services.table.proto_gen import table_service_pb2_grpc as rpc  # noqa: E402
-from services.table.server import GC_THRESHOLDS, tune_gc  # noqa: E402
 
 SEATS = 8
 BOTS_PER_CHANNEL = 250
@@ -357,7 +358,7 @@ async def echo_client(target: str, n: int, duration: float) -> dict[str, Any]:
 
 
 async def client_main(args: argparse.Namespace) -> None:
-    gc.set_threshold(*GC_THRESHOLDS)  # the server's policy: a full collection here would be billed to it
+    tune_for_latency()  # the server's policy: a full collection here would be billed to it
     report = {"bots": args.bots}
     report["table"] = await table_client(args.target, args.bots, args.duration, args.scenarios)
     if "echo" in args.scenarios:
@@ -375,7 +376,7 @@ async def echo_server_main(args: argparse.Namespace) -> None:
         async for message in requests:
             await context.write(pb.ServerMessage(results=[pb.ActResult(action_id=message.act.action_id)]))
 
-    tune_gc()  # the table server's policy, for a fair baseline
+    tune_for_latency()  # the table server's policy, for a fair baseline
     server = grpc.aio.server(options=[("grpc.max_concurrent_streams", 1000)])
     server.add_generic_rpc_handlers(
         (

@@ -16,15 +16,14 @@ from typing import Any
 import ray
 
 from services.table.gc_policy import tune_for_latency
-from services.table.host import HostLimits
-from services.table.ledger import LedgerEntry
-from services.table.proto_gen import table_service_pb2 as pb
+from services.table.host import HostLimits, TableHost, TableSpec
+from services.table.ledger import LedgerEntry, RecoveryPlan
 from services.table.server import ServerConfig, TableServer
 
 from .bots.client import Assignment, BotConfig
 from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
-from .registry import BatchingLedger, RecoveryPlan, Registry
+from .registry import BatchingLedger, Registry
 
 
 @ray.remote(num_cpus=0)
@@ -73,42 +72,41 @@ class TableHostActor:
     async def _send(self, host_id: str, batch: list[LedgerEntry]) -> None:
         await self.registry.record.remote(host_id, batch)
 
-    def _host(self) -> Any:
+    def _host(self) -> TableHost:
         assert self.server is not None and self.server.host is not None, "start() first"
         return self.server.host
 
-    async def create_tables(self, specs: list[tuple[str, bytes, int | None]]) -> int:
-        """Open tables from ``(table_id, TableOptions bytes, seed)``; returns how many."""
+    async def create_tables(self, specs: list[TableSpec]) -> int:
+        """Open tables; returns how many."""
         host = self._host()
-        for table_id, options, seed in specs:
-            request = pb.CreateTableRequest(table_id=table_id, options=pb.TableOptions.FromString(options))
-            if seed is not None:
-                request.seed = seed
-            await host.open_table(request)
+        for spec in specs:
+            await host.open_table(spec)
         return len(specs)
 
     async def restore_tables(self, plans: list[RecoveryPlan]) -> int:
         """Rebuild a dead host's tables here from the ledger; returns how many hands that voided."""
         host = self._host()
         for plan in plans:
-            options = pb.TableOptions.FromString(plan.options)
-            await host.restore_table(options, plan.seed, plan.last, plan.incarnation)
+            await host.restore_table(plan)
         return sum(plan.hand_voided for plan in plans)
 
     async def chips(self) -> dict[str, int]:
         """Chips at each table (stacks and any hand in progress)."""
-        return {table_id: live.table.total_chips() for table_id, live in self._host().tables.items()}
+        return self._host().chips_by_table()
 
     async def hands_running(self) -> int:
         """How many of this host's tables are in the middle of a hand (what losing it would void)."""
-        return sum(1 for live in self._host().tables.values() if live.table.hand is not None)
+        return self._host().hands_running()
 
     async def close_tables(self) -> None:
         """CloseTable every table (the end of a run): no new hand is dealt, running hands play
         out, and each table leaves the host once its last player stands up (an empty one at once).
         Leaving players then wait for one hand at most, and no hand outlives them to be voided."""
-        host = self._host()
-        await asyncio.gather(*(host.close_table(table_id) for table_id in list(host.tables)))
+        await self._host().close_all()
+
+    async def cash_out_all(self) -> tuple[int, int]:
+        """Stand up every player still seated (after :meth:`drain`); returns (seats, chips)."""
+        return await self._host().cash_out_all()
 
     async def drain(self, seconds: float) -> tuple[int, int]:
         """Stop accepting seats, let hands finish for ``seconds``, void the rest (exact refunds)."""
@@ -118,15 +116,20 @@ class TableHostActor:
     async def ping(self) -> float:
         return time.time()
 
-    async def hands_by_game(self) -> dict[str, int]:
-        """Hands played to the end on this host since it started, by game (its metrics' counts)."""
+    async def processing_histogram(self) -> list[tuple[float, float]]:
+        """The server's action processing time histogram: (bucket upper bound in seconds,
+        cumulative count) pairs, ``+Inf`` last, as Prometheus exposes it."""
         assert self.server is not None, "start() first"
-        return {
-            sample.labels["game"]: int(sample.value)
-            for metric in self.server.metrics.hands_completed.collect()
+        return [
+            (float(sample.labels["le"]), sample.value)
+            for metric in self.server.metrics.action_latency.collect()
             for sample in metric.samples
-            if sample.name.endswith("_total")
-        }
+            if sample.name.endswith("_bucket")
+        ]
+
+    async def hands_by_game(self) -> dict[str, int]:
+        """Hands played to the end on this host since it started, by game."""
+        return self._host().hands_by_game()
 
     async def stop(self) -> None:
         if self.server is not None:

@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from services.table.ledger import LedgerEntry
+from services.table.ledger import LedgerEntry, RecoveryPlan
 
 
 @dataclass(slots=True)
@@ -22,19 +22,6 @@ class HostInfo:
     metrics: str
     node_id: str
     alive: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveryPlan:
-    """How to rebuild one table: its options, seed, seats and stacks, and whether a hand died."""
-
-    options: bytes
-    seed: int | None
-    last: LedgerEntry
-    hand_voided: bool
-    """The last entry was a hand start: that hand was running and is refunded by these stacks."""
-    incarnation: int = 0
-    """How many times the table has been rebuilt, this time included (0: never moved)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +48,9 @@ class _Table:
 
 
 class Registry:
+    """A load run's one source of truth outside the hosts: where every table lives, and each
+    table's ledger, so a lost host's tables can be rebuilt elsewhere with no chip lost."""
+
     def __init__(self) -> None:
         self.hosts: dict[str, HostInfo] = {}
         self._tables: dict[str, _Table] = {}

@@ -9,20 +9,19 @@ ticket or opened from an artifact store years later and still render.
 from __future__ import annotations
 
 import csv
-import html
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from sim.reporting.html import FAIL_BADGE, PASS_BADGE, banner, card, empty, escape, figure, fmt, page, table, verdict
 from sim.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats
-from sim.thresholds import Threshold, all_ok, evaluate
+from sim.summary import ms
 
 __all__ = [
     "HISTORY_COLUMNS",
-    "build_summary",
     "history_rows",
     "render_html",
     "write_history_csv",
@@ -31,69 +30,6 @@ __all__ = [
 
 HISTORY_COLUMNS: Final = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
 """Columns of history.csv; ``bots_online`` only when the caller knows it."""
-
-_PERCENTILES: Final = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
-
-
-def _ms(seconds: float | None) -> float | None:
-    """Seconds to milliseconds, rounded to the microsecond (finer than the histogram's precision)."""
-    return None if seconds is None else round(seconds * 1000.0, 3)
-
-
-def _latency_ms(hist: LatencyHistogram) -> dict[str, float | None]:
-    latency = {name: _ms(hist.percentile(q)) for name, q in _PERCENTILES}
-    latency.update(min=_ms(hist.min), max=_ms(hist.max), mean=_ms(hist.mean))
-    return latency
-
-
-def build_summary(
-    stats: RunStats,
-    *,
-    bots: int,
-    duration_s: float,
-    chips_start: int | None,
-    chips_end: int | None,
-    hosts: int,
-    fleets: int,
-    thresholds: Iterable[str | Threshold] = (),
-) -> dict[str, Any]:
-    """The run in one JSON-safe dict (the contents of summary.json), thresholds checked against it.
-
-    ``duration_s`` is the measured length of the run, which the rates divide by. Latencies are in
-    milliseconds (None when no action was answered). ``chips_conserved`` is None when either chip
-    count is unknown, so a ``chips_conserved==true`` threshold then fails rather than passes.
-    """
-    hands, actions = stats.hands, stats.actions
-    errors = dict(sorted(stats.errors.items(), key=lambda item: (-item[1], item[0])))
-    summary: dict[str, Any] = {
-        "bots": bots,
-        "hosts": hosts,
-        "fleets": fleets,
-        "duration_s": round(duration_s, 3),
-        "hands": hands,
-        "actions": actions,
-        "hands_per_s": round(hands / duration_s, 3) if duration_s > 0 else 0.0,
-        "actions_per_s": round(actions / duration_s, 3) if duration_s > 0 else 0.0,
-        "latency_ms": _latency_ms(stats.latency()),
-        "errors": errors,
-        "errors_total": sum(errors.values()),
-        "protocol_violations": stats.protocol_violations,
-        "timeouts": stats.timeouts,
-        "timeouts_by_outcome": dict(stats.timeouts_by_outcome),
-        "side_pots": stats.side_pots,
-        "raise_caps": stats.raise_caps,
-        "hands_voided": stats.hands_voided,
-        "chips_start": chips_start,
-        "chips_end": chips_end,
-        "chips_conserved": None if chips_start is None or chips_end is None else chips_start == chips_end,
-        "actions_by_kind": dict(sorted(stats.actions_by_kind.items())),
-        "actions_by_bot": dict(sorted(stats.actions_by_bot.items())),
-    }
-    results = evaluate(thresholds, summary)
-    summary["thresholds"] = results
-    summary["thresholds_ok"] = all_ok(results)
-    return summary
-
 
 def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
     """One row per second from 0 to the last second with data, quiet seconds included as zeros.
@@ -112,8 +48,8 @@ def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) 
             hands=window.hands,
             actions=window.actions,
             errors=window.errors_total,
-            p50_ms=_ms(window.latency.percentile(50)),
-            p99_ms=_ms(window.latency.percentile(99)),
+            p50_ms=ms(window.latency.percentile(50)),
+            p99_ms=ms(window.latency.percentile(99)),
         )
         rows.append(row)
     return rows
@@ -139,7 +75,8 @@ def write_report(
 ) -> dict[str, Path]:
     """Write summary.json, history.csv and report.html into ``out_dir`` (created if missing).
 
-    ``summary`` is normally :func:`build_summary`'s, possibly with keys the caller added.
+    ``summary`` is :func:`sim.summary.build_summary`'s, complete: this is the one place summary.json
+    is written.
     ``bots_online`` maps seconds since the start to bots connected then. Returns the paths by name.
     """
     out = Path(out_dir)
@@ -241,10 +178,6 @@ def _time_axis(end_s: float) -> tuple[str, float]:
     return "h", 3600.0
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
 class _Plot:
     """One SVG chart: a frame with axes, ticks, grid and labels, into which marks are drawn."""
 
@@ -267,8 +200,8 @@ class _Plot:
 
     def svg(self, x_ticks: Sequence[tuple[float, str]], x_label: str) -> str:
         parts = [
-            f'<svg viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" aria-label="{_e(self.title)}" '
-            f'xmlns="http://www.w3.org/2000/svg"><title>{_e(self.title)}</title>',
+            f'<svg viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" aria-label="{escape(self.title)}" '
+            f'xmlns="http://www.w3.org/2000/svg"><title>{escape(self.title)}</title>',
             f'<rect x="{_LEFT}" y="{_TOP}" width="{self.width}" height="{self.height}" class="plot"/>',
         ]
         for tick in self.y_ticks:
@@ -282,19 +215,19 @@ class _Plot:
             x = self.x(value)
             parts.append(f'<line x1="{x}" x2="{x}" y1="{bottom}" y2="{bottom + 4}" class="axis"/>')
             parts.append(
-                f'<text x="{x}" y="{bottom + 17}" class="tick" text-anchor="middle">{_e(label)}</text>'
+                f'<text x="{x}" y="{bottom + 17}" class="tick" text-anchor="middle">{escape(label)}</text>'
             )
         parts.extend(self.marks)
         right = _LEFT + self.width
         parts.append(f'<line x1="{_LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" class="axis"/>')
         parts.append(
             f'<text x="{_LEFT + self.width / 2}" y="{_HEIGHT - 6}" class="label" text-anchor="middle">'
-            f"{_e(x_label)}</text>"
+            f"{escape(x_label)}</text>"
         )
         middle = _TOP + self.height / 2
         parts.append(
             f'<text x="14" y="{middle}" class="label" text-anchor="middle" '
-            f'transform="rotate(-90 14 {middle})">{_e(self.y_label)}</text>'
+            f'transform="rotate(-90 14 {middle})">{escape(self.y_label)}</text>'
         )
         parts.append("</svg>")
         return "".join(parts)
@@ -407,105 +340,6 @@ def _distribution_chart(
 
 # --- HTML -------------------------------------------------------------------------------------
 
-_CSS: Final = """
-:root { --ink: #0f172a; --muted: #64748b; --line: #e2e8f0; --bg: #f8fafc; --ok: #15803d; --bad: #b91c1c; }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--ink);
-  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1200px; margin: 0 auto; padding: 28px 24px 48px; }
-header { display: flex; align-items: center; justify-content: space-between; gap: 16px; flex-wrap: wrap; }
-h1 { font-size: 22px; margin: 0; letter-spacing: -0.01em; }
-h2 { font-size: 15px; margin: 28px 0 10px; color: var(--ink); }
-.meta { color: var(--muted); margin-top: 4px; }
-.verdict { font-weight: 700; padding: 6px 14px; border-radius: 999px; font-size: 13px;
-  letter-spacing: .04em; }
-.pass { background: #dcfce7; color: var(--ok); } .fail { background: #fee2e2; color: var(--bad); }
-.none { background: #e2e8f0; color: var(--muted); }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px;
-  margin-top: 20px; }
-.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }
-.card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
-.card .v { font-size: 22px; font-weight: 650; margin-top: 2px; font-variant-numeric: tabular-nums; }
-.card .v small { font-size: 13px; color: var(--muted); font-weight: 500; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 14px; }
-figure { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 10px;
-  padding: 10px 12px 6px; }
-figcaption { font-weight: 600; font-size: 13px; margin-bottom: 4px; display: flex; flex-wrap: wrap;
-  justify-content: space-between; gap: 4px 12px; }
-.keys { display: flex; flex-wrap: wrap; gap: 4px 12px; font-weight: 400; font-size: 12px; color: #334155; }
-.keys i { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 5px;
-  vertical-align: -1px; }
-svg { width: 100%; height: auto; display: block; }
-svg .plot { fill: #fff; } svg .grid { stroke: #eef2f7; } svg .axis { stroke: #94a3b8; }
-svg .tick { font-size: 11px; fill: var(--muted); } svg .label { font-size: 12px; fill: #334155; }
-svg .line { fill: none; stroke-width: 1.8; stroke-linejoin: round; }
-svg .marker { stroke-width: 1.2; stroke-dasharray: 4 3; }
-svg .halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
-.empty { color: var(--muted); padding: 40px 0; text-align: center; }
-.tables { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 14px;
-  align-items: start; }
-table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line);
-  border-radius: 10px; overflow: hidden; }
-th, td { text-align: left; padding: 7px 12px; border-bottom: 1px solid var(--line); }
-th { background: #f1f5f9; font-size: 12px; color: #334155; text-transform: uppercase; letter-spacing: .04em; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-tr:last-child td { border-bottom: none; }
-code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.badge { font-size: 11px; font-weight: 700; padding: 2px 8px; border-radius: 999px; }
-footer { color: var(--muted); font-size: 12px; margin-top: 28px; }
-"""
-
-
-_NUMERIC: Final = ' class="n"'
-_PASS_BADGE: Final = '<span class="badge pass">PASS</span>'
-_FAIL_BADGE: Final = '<span class="badge fail">FAIL</span>'
-
-
-def _fmt(value: Any, unit: str = "", digits: int = 3) -> str:
-    """A table value: thousands separated, up to ``digits`` decimals, booleans as yes/no, unknown as
-    a dash."""
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        text = f"{value:,}"
-    elif isinstance(value, float):
-        text = f"{value:,.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:,.0f}"
-    else:
-        text = str(value)
-    return _e(text + (f" {unit}" if unit else ""))
-
-
-def _card(label: str, value: Any, unit: str = "", digits: int = 1) -> str:
-    unit_html = f" <small>{_e(unit)}</small>" if unit and value is not None else ""
-    return (
-        f'<div class="card"><div class="k">{_e(label)}</div>'
-        f'<div class="v">{_fmt(value, digits=digits)}{unit_html}</div></div>'
-    )
-
-
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1) -> str:
-    head = "".join(f"<th{_NUMERIC if i >= numeric_from else ''}>{_e(h)}</th>" for i, h in enumerate(headers))
-    body = "".join(
-        "<tr>" + "".join(f"<td{_NUMERIC if i >= numeric_from else ''}>{c}</td>" for i, c in enumerate(row))
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _figure(caption: str, svg: str, legend: Sequence[tuple[str, str]] = ()) -> str:
-    """A chart with its caption and, beside it, its legend in HTML, which wraps however many
-    (and however long) the series names are."""
-    keys = "".join(f'<span><i style="background:{colour}"></i>{_e(label)}</span>' for label, colour in legend)
-    return f'<figure><figcaption>{_e(caption)}<span class="keys">{keys}</span></figcaption>{svg}</figure>'
-
-
-
-def _empty(caption: str, message: str) -> str:
-    return _figure(caption, f'<div class="empty">{_e(message)}</div>')
-
 
 def render_html(
     summary: Mapping[str, Any],
@@ -521,35 +355,29 @@ def render_html(
     bins = _bins(stats, duration, bots_online)
     end = max(duration, max((b.start + b.covered_s for b in bins), default=0.0), 1.0)
 
-    if not thresholds:
-        verdict = '<span class="verdict none">NO THRESHOLDS</span>'
-    elif all(t["ok"] for t in thresholds):
-        verdict = '<span class="verdict pass">PASSED</span>'
-    else:
-        failed = sum(not t["ok"] for t in thresholds)
-        verdict = f'<span class="verdict fail">FAILED · {failed} of {len(thresholds)} thresholds</span>'
     meta = " · ".join(
-        f"{_fmt(summary.get(key))} {key if summary.get(key) != 1 else key[:-1]}"
+        f"{summary.get(key, 0):,} {key if summary.get(key) != 1 else key[:-1]}"
         for key in ("bots", "fleets", "hosts")
-    ) + f" · {_fmt(duration)} s"
+    ) + f" · {duration:,g} s"
 
     cards = "".join([
-        _card("hands / s", summary.get("hands_per_s")),
-        _card("actions / s", summary.get("actions_per_s")),
-        _card("p50 latency", latency.get("p50"), "ms", 2),
-        _card("p99 latency", latency.get("p99"), "ms", 2),
-        _card("errors", summary.get("errors_total")),
-        _card("chips conserved", summary.get("chips_conserved")),
+        card("hands / s", summary.get("hands_per_s")),
+        card("actions / s", summary.get("actions_per_s")),
+        card("p50 round trip", latency.get("p50"), "ms", 2),
+        card("p99 round trip", latency.get("p99"), "ms", 2),
+        card("p99 server time", summary.get("server_processing_ms", {}).get("p99"), "ms", 3),
+        card("errors", summary.get("errors_total")),
+        card("chips conserved", summary.get("chips_conserved")),
     ])
 
     threshold_html = (
-        _table(
+        table(
             ["threshold", "value", "result"],
             (
                 [
-                    f"<code>{_e(t['expression'])}</code>",
-                    _fmt(t["value"]),
-                    _PASS_BADGE if t["ok"] else _FAIL_BADGE,
+                    f"<code>{escape(t['expression'])}</code>",
+                    fmt(t["value"]),
+                    PASS_BADGE if t["ok"] else FAIL_BADGE,
                 ]
                 for t in thresholds
             ),
@@ -561,82 +389,102 @@ def render_html(
     charts = []
     if bins:
         seconds = [b.covered_s for b in bins]
-        charts.append(_figure("Actions per second", *_line_chart(
+        charts.append(figure("Actions per second", *_line_chart(
             "Actions per second", bins, end, "actions / s",
             [("actions/s", _BLUE, [b.actions / s for b, s in zip(bins, seconds, strict=True)])],
         )))
-        charts.append(_figure("Hands per second", *_line_chart(
+        charts.append(figure("Hands per second", *_line_chart(
             "Hands per second", bins, end, "hands / s",
             [("hands/s", _GREEN, [b.hands / s for b, s in zip(bins, seconds, strict=True)])],
         )))
-        charts.append(_figure("Latency over time", *_line_chart(
+        charts.append(figure("Latency over time", *_line_chart(
             "Action latency over time", bins, end, "latency (ms)",
-            [(name, colour, [_ms(b.latency.percentile(q)) for b in bins])
+            [(name, colour, [ms(b.latency.percentile(q)) for b in bins])
              for name, q, colour in (("p50", 50.0, _GREEN), ("p99", 99.0, _ORANGE))],
         )))
     else:
-        charts.append(_empty("Throughput", "No data was recorded."))
+        charts.append(empty("Throughput", "No data was recorded."))
     hist = stats.latency()
     if hist.count:
-        charts.append(_figure("Latency distribution", *_distribution_chart(hist, latency)))
+        charts.append(figure("Latency distribution", *_distribution_chart(hist, latency)))
     else:
-        charts.append(_empty("Latency distribution", "No action was answered."))
+        charts.append(empty("Latency distribution", "No action was answered."))
     errors: Mapping[str, int] = summary.get("errors", {})
     if errors and bins:
-        charts.append(_figure("Errors over time", *_errors_chart(bins, end, list(errors))))
+        charts.append(figure("Errors over time", *_errors_chart(bins, end, list(errors))))
     else:
-        charts.append(_empty("Errors over time", "No errors during the run."))
+        charts.append(empty("Errors over time", "No errors during the run."))
     if bots_online and bins:
-        charts.append(_figure("Bots online", *_line_chart(
+        charts.append(figure("Bots online", *_line_chart(
             "Bots online", bins, end, "bots", [("bots online", _PURPLE, [b.bots_online for b in bins])],
         )))
 
     overview_rows = [
-        ["duration", _fmt(duration, "s")],
-        ["hands", _fmt(summary.get("hands"))],
-        ["actions", _fmt(summary.get("actions"))],
-        ["hands per second", _fmt(summary.get("hands_per_s"))],
-        ["actions per second", _fmt(summary.get("actions_per_s"))],
-        ["errors", _fmt(summary.get("errors_total"))],
-        ["protocol violations", _fmt(summary.get("protocol_violations"))],
-        ["action-clock timeouts", _fmt(summary.get("timeouts"))],
-        ["side pots", _fmt(summary.get("side_pots"))],
-        ["raise caps reached", _fmt(summary.get("raise_caps"))],
-        ["hands voided", _fmt(summary.get("hands_voided"))],
-        ["chips at start", _fmt(summary.get("chips_start"))],
-        ["chips at end", _fmt(summary.get("chips_end"))],
-        ["chips conserved", _fmt(summary.get("chips_conserved"))],
+        ["duration", fmt(duration, "s")],
+        ["hands", fmt(summary.get("hands"))],
+        ["actions", fmt(summary.get("actions"))],
+        ["hands per second", fmt(summary.get("hands_per_s"))],
+        ["actions per second", fmt(summary.get("actions_per_s"))],
+        ["errors", fmt(summary.get("errors_total"))],
+        ["protocol violations", fmt(summary.get("protocol_violations"))],
+        ["action-clock timeouts", fmt(summary.get("timeouts"))],
+        ["side pots", fmt(summary.get("side_pots"))],
+        ["raise caps reached", fmt(summary.get("raise_caps"))],
+        ["hands voided", fmt(summary.get("hands_voided"))],
+        ["chips at start", fmt(summary.get("chips_start"))],
+        ["chips at end", fmt(summary.get("chips_end"))],
+        ["chips conserved", fmt(summary.get("chips_conserved"))],
     ]
-    latency_rows = [[name, _fmt(latency.get(key), "ms")] for key, name in (
+    processing = summary.get("server_processing_ms", {})
+    latency_rows = [[name, fmt(latency.get(key), "ms")] for key, name in (
         ("min", "min"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"),
         ("max", "max"), ("mean", "mean"),
     ) if key in latency]
+    latency_rows += [
+        [f"server time {name}", fmt(processing.get(name), "ms")] for name in ("p50", "p99") if name in processing
+    ]
+    run = summary.get("run", {})
+    machine = run.get("machine", {})
+    run_rows = [[escape(k), fmt(v)] for k, v in (
+        ("tablestorm", run.get("tablestorm_version")),
+        ("command", run.get("command_line")),
+        ("started", run.get("started_at")),
+        ("machine", machine.get("hostname")),
+        ("cores", machine.get("cores")),
+        ("python", machine.get("python")),
+        ("ray", machine.get("ray")),
+        ("platform", machine.get("platform")),
+    ) if v is not None]
     tables = [
-        _table(["run", ""], overview_rows),
-        _table(["latency", ""], latency_rows),
-        _table(["error kind", "count"], ([_e(k), _fmt(n)] for k, n in errors.items()))
-        if errors else _table(["error kind", "count"], [["none", "0"]]),
-        _table(["timeout outcome (CLOCK-2)", "count"],
-               ([_e(k), _fmt(n)] for k, n in summary.get("timeouts_by_outcome", {}).items())),
-        _table(["actions by bot", "count"],
-               ([_e(k), _fmt(n)] for k, n in summary.get("actions_by_bot", {}).items())),
-        _table(["actions by kind", "count"],
-               ([_e(k), _fmt(n)] for k, n in summary.get("actions_by_kind", {}).items())),
+        table(["run", ""], overview_rows),
+        table(["action round trip", ""], latency_rows),
+        table(["error kind", "count"], ([escape(k), fmt(n)] for k, n in errors.items()))
+        if errors else table(["error kind", "count"], [["none", "0"]]),
+        table(["timeout outcome (CLOCK-2)", "count"],
+               ([escape(k), fmt(n)] for k, n in summary.get("timeouts_by_outcome", {}).items())),
+        table(["actions by bot", "count"],
+               ([escape(k), fmt(n)] for k, n in summary.get("actions_by_bot", {}).items())),
+        table(["actions by kind", "count"],
+               ([escape(k), fmt(n)] for k, n in summary.get("actions_by_kind", {}).items())),
+    ]
+    if run_rows:
+        tables.append(table(["where and how it ran", ""], run_rows))
+    banners = [
+        banner(text, "stop" if summary.get("interrupted") or summary.get("aborted") else "warn")
+        for text in summary.get("warnings", ())
     ]
 
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)}</title><style>{_CSS}</style></head>
-<body><main>
-<header><div><h1>{_e(title)}</h1><div class="meta">{meta}</div></div>{verdict}</header>
-<section class="cards">{cards}</section>
-<h2>Thresholds</h2>{threshold_html}
-<h2>Over time</h2><section class="charts">{"".join(charts)}</section>
-<h2>Details</h2><section class="tables">{"".join(tables)}</section>
-<footer>Latency percentiles come from logarithmic histograms with {SUB_BUCKETS} buckets per power
+    footer = f"""<b>Action round trip</b>: from a bot writing an action to its result arriving,
+what a player waits (measured by the bots). <b>Server time</b>: the table service's own processing
+of an action (validate, apply, fan out), from its Prometheus histogram: the part of the round trip
+spent in the server. Round-trip percentiles come from logarithmic histograms with {SUB_BUCKETS} buckets per power
 of two: each is within {RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
 {_bin_width(_chart_end(stats, duration, bots_online))} s. Per-second data: history.csv;
-machine-readable summary: summary.json.</footer>
-</main></body></html>
-"""
+machine-readable summary: summary.json."""
+    return page(title, meta, verdict(thresholds), [
+        *banners,
+        f'<section class="cards">{cards}</section>',
+        f"<h2>Thresholds</h2>{threshold_html}",
+        f'<h2>Over time</h2><section class="charts">{"".join(charts)}</section>',
+        f'<h2>Details</h2><section class="tables">{"".join(tables)}</section>',
+    ], footer)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -58,3 +59,45 @@ def test_cli_help() -> None:
     result = subprocess.run([BIN / "tablestorm", "--help"], capture_output=True, text=True)
     assert result.returncode == 0
     assert "usage: tablestorm" in result.stdout
+
+
+LAYERS = {
+    "services.engine": ("services.engine",),
+    "services.table": ("services.engine", "services.table"),
+    "services.tournament": ("services.engine", "services.table", "services.tournament"),
+}
+"""What each layer may import of the project: dependencies point one way, sim -> services -> engine."""
+
+
+def _project_imports(path: Path) -> set[str]:
+    """The modules of this project (``services``, ``sim``) that a file imports, resolved to full
+    dotted names (relative imports included)."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                found.add(f"{base}.{node.module}" if node.module else base)
+            elif node.module:
+                found.add(node.module)
+    return {name for name in found if name.split(".")[0] in ("services", "sim")}
+
+
+def test_imports_point_one_way() -> None:
+    """The engine imports nothing of the services above it, the services nothing of sim."""
+    offenders = []
+    for layer, allowed in LAYERS.items():
+        for path in (ROOT / layer.replace(".", "/")).rglob("*.py"):
+            for name in _project_imports(path):
+                if not name.startswith(allowed):
+                    offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []
+
+
+def test_the_layer_check_sees_relative_imports() -> None:
+    """The check above resolves ``from .x import`` and ``from ..y import`` (a file of each kind)."""
+    assert "services.table.host" in _project_imports(ROOT / "services/table/service.py")
+    assert "services.engine" in _project_imports(ROOT / "services/table/host.py")

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from sim.live import LiveSnapshot, LiveView, render_block, render_line, snapshot
-from sim.report import build_summary, history_rows, render_html, write_report
+from sim.report import history_rows, render_html, write_report
 from sim.stats import PROTOCOL_VIOLATION, RunStats
+from sim.summary import build_summary
 
 # 0.005 s and 0.2 s lie in buckets whose midpoints (4.94 ms, 201.2 ms) fall outside [min, max], so
 # every percentile below is clamped to an exact sample and the expected numbers are exact.

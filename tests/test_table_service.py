@@ -21,6 +21,8 @@ from typing import Any
 
 import grpc
 import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 from services.engine import SEVEN_CARD_STUD, Action, ActionKind, Stakes, TableOptions
 from services.engine import events as ev
@@ -109,6 +111,16 @@ async def serving(
         if server.host is not None and server.host.accepting:
             await server.stop(drain_seconds=0)
         await channel.close()
+
+
+def exported(server: TableServer, name: str, **labels: str) -> float:
+    """One sample of the server's metrics as Prometheus reads them: from the exposition text."""
+    text = generate_latest(server.metrics.registry).decode()
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return float(sample.value)
+    raise KeyError(f"the server exports no sample {name}{labels or ''}")
 
 
 def stud_options(**overrides: Any) -> pb.TableOptions:
@@ -293,6 +305,7 @@ TABLE_EVENTS = frozenset({"seat_changed", "hand_voided"})
 DECISIONS = frozenset({"acted", "timed_out", "drew"})
 """The events a player's decision (or the clock's, CLOCK-2) starts with."""
 AMOUNT_KINDS = frozenset({pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE})
+AGGRESSIVE_KINDS = (pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE)
 
 Decision: typing.TypeAlias = tuple[int, int, Sequence[int]]
 """An action to send: kind, amount (a street total), discards."""
@@ -663,7 +676,7 @@ async def test_close_table_closes_an_empty_table_at_once() -> None:
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
         spectator = Stream(stub, "t")
         await spectator.until(lambda: spectator.welcome is not None)
-        assert server.metrics.tables_live._value.get() == 1
+        assert exported(server, "tablestorm_tables_live") == 1
         reply = await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
         assert (reply.closed, reply.seats_taken, reply.hand_running) == (True, 0, False)
         await spectator.until_end()
@@ -672,7 +685,7 @@ async def test_close_table_closes_an_empty_table_at_once() -> None:
         assert code == grpc.StatusCode.NOT_FOUND
         code, _ = await code_of(stub.CloseTable(pb.CloseTableRequest(table_id="t")))
         assert code == grpc.StatusCode.NOT_FOUND
-        assert server.metrics.tables_live._value.get() == 0
+        assert exported(server, "tablestorm_tables_live") == 0
         assert [e.kind for e in ledger.entries] == ["created", "closed"]
         assert ledger.entries[-1].table_id == "t" and ledger.entries[-1].seats == ()
         # The id is free again.
@@ -707,7 +720,7 @@ async def test_close_table_lets_the_hand_finish_and_closes_when_the_last_player_
                 stub.Rebuy(pb.SeatRequest(table_id="t", seat=2), metadata=token(tokens[2]))
             )
             assert code == grpc.StatusCode.FAILED_PRECONDITION and "closing" in details
-        assert server.metrics.tables_live._value.get() == 1
+        assert exported(server, "tablestorm_tables_live") == 1
         second = await stub.StandUp(pb.SeatRequest(table_id="t", seat=2), metadata=token(tokens[2]))
         assert first.chips + second.chips == 2 * state.posted_buy_in  # every chip paid out
         code, _ = await code_of(stub.GetTable(pb.GetTableRequest(table_id="t")))
@@ -715,12 +728,12 @@ async def test_close_table_lets_the_hand_finish_and_closes_when_the_last_player_
         for stream in [spectator, *streams.values()]:
             await stream.until_end()
             assert stream.error is None, stream.error
-        assert server.metrics.tables_live._value.get() == 0
-        assert server.metrics.seats_live._value.get() == 0
+        assert exported(server, "tablestorm_tables_live") == 0
+        assert exported(server, "tablestorm_seats_live") == 0
         entries = [e for e in ledger.entries if e.table_id == "t"]
         assert [e.kind for e in entries[-3:]] == ["seats", "seats", "closed"]
         assert entries[-1].seats == () and entries[-1].hand_number == 1
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
 
 
 @run_async
@@ -780,8 +793,8 @@ async def test_hand_over_play_streams_hides_other_players_down_cards() -> None:
         assert sum(ended.stacks) == 1600  # BET-7: every chip accounted for
         for stream in [*streams.values(), spectator]:
             await stream.close()
-        assert server.metrics.hands_completed.labels("7stud")._value.get() >= 1
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert exported(server, "tablestorm_hands_completed_total", game="7stud") >= 1
+        assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
 
 
 @run_async
@@ -879,6 +892,7 @@ async def test_resume_from_seq_replays_without_gaps() -> None:
         other = streams[3 - actor.seat]
         await other.until(lambda: bool(other.events) and other.events[-1].seq == actor.events[-1].seq)
         seen = other.events[-1].seq
+        before_deal = min(e.seq for e in other.events if e.HasField("cards_dealt")) - 1
         await other.close()  # disconnect; the hand goes on without this stream
         await actor.play_turn()
         last = actor.events[-1].seq
@@ -887,10 +901,13 @@ async def test_resume_from_seq_replays_without_gaps() -> None:
         await back.until(lambda: bool(back.events) and back.events[-1].seq >= last)
         assert back.welcome is not None and not back.welcome.gap
         assert [e.seq for e in back.events][: last - seen] == list(range(seen + 1, last + 1))
-        # Its own down cards come back visible; the turn prompt too, if the turn is its own.
-        own = [d for d in back.of("cards_dealt") if d.seat == other.seat]
-        assert all(HIDDEN not in d.down for d in own)
         await back.close()
+        # Resumed from before the deal, its own down cards come back visible.
+        again = Stream(stub, "t", other.seat, tokens[other.seat], resume_after=before_deal)
+        await again.until(lambda: bool(again.events) and again.events[-1].seq >= last)
+        own = [d for d in again.of("cards_dealt") if d.seat == other.seat]
+        assert own and all(HIDDEN not in d.down for d in own)
+        await again.close()
         await actor.close()
 
 
@@ -909,8 +926,28 @@ async def test_action_clock_times_out_and_sits_the_player_out() -> None:
         outcomes = {t.outcome for t in spectator.of("timed_out")}
         assert pb.TIMEOUT_OUTCOME_BRING_IN in outcomes  # the bring-in is posted for a player who times out
         assert "hand_ended" in spectator.kinds()
-        assert server.metrics.timeouts.labels("bring_in")._value.get() >= 1
+        assert exported(server, "tablestorm_timeouts_total", outcome="bring_in") >= 1
         await spectator.close()
+
+
+async def play_to_a_fold(streams: dict[int, Stream], aggressor: int) -> None:
+    """Hand 1 with the ``aggressor`` seat betting whenever it may and the others folding whenever
+    they may (checking, calling or bringing in otherwise): it ends without a showdown."""
+    watcher = streams[aggressor]
+
+    def ended() -> bool:
+        return any(e.hand_number == 1 and e.HasField("hand_ended") for e in watcher.events)
+
+    while not ended():
+        await watcher.until(lambda: ended() or any(s.turn is not None for s in streams.values()))
+        for stream in streams.values():
+            if stream.turn is None or ended():
+                continue
+            legal = {a.kind: a for a in stream.turn.legal}
+            prefer = AGGRESSIVE_KINDS if stream.seat == aggressor else (pb.ACTION_KIND_FOLD,)
+            kind = next((k for k in prefer if k in legal), None)
+            result = await (stream.play_turn() if kind is None else stream.act(kind, legal[kind].min))
+            assert result.code == 0, result
 
 
 @run_async
@@ -920,13 +957,14 @@ async def test_history_shows_own_cards_only() -> None:
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=9))
         tokens = await seat_players(stub, "t", 2)
         streams = open_streams(stub, "t", tokens)
-        await play_hand(streams, 1)
+        await play_to_a_fold(streams, aggressor=1)  # seat 2 folds: its cards are never shown
         history = await stub.GetHistory(pb.SeatRequest(table_id="t", seat=1), metadata=token(tokens[1]))
         assert [h.hand_number for h in history.hands] == [1]
         dealt = [e.cards_dealt for e in history.hands[0].events if e.HasField("cards_dealt")]
         assert all(HIDDEN not in d.down for d in dealt if d.seat == 1)
         shown = {e.hand_shown.seat for e in history.hands[0].events if e.HasField("hand_shown")}
-        assert all(all(c == HIDDEN for c in d.down) for d in dealt if d.seat != 1 and d.seat not in shown)
+        others = [d for d in dealt if d.seat != 1 and d.seat not in shown]
+        assert others and all(all(c == HIDDEN for c in d.down) for d in others)
         for stream in streams.values():
             await stream.close()
 
@@ -967,9 +1005,8 @@ async def test_a_subscriber_that_stops_reading_is_disconnected() -> None:
         await stalled.write(pb.ClientMessage(hello=pb.Hello(table_id="t")))
         tokens = await seat_players(stub, "t", 2)
         streams = open_streams(stub, "t", tokens)
-        overflows = server.metrics.stream_overflows
         hand = 1
-        while overflows._value.get() == 0:
+        while exported(server, "tablestorm_stream_overflows_total") == 0:
             assert hand < 400, "the stalled stream was never disconnected"
             await play_hand(streams, hand)
             hand += 1
@@ -1000,7 +1037,7 @@ async def test_shutdown_voids_unfinished_hands_with_exact_refund() -> None:
         voided = watcher.of("hand_voided")
         assert voided and list(voided[0].stacks) == list(started.stacks)  # exact refund
         assert watcher.error is not None and watcher.error.code() == grpc.StatusCode.UNAVAILABLE
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in streams.values():
             await stream.close()
 
@@ -1062,8 +1099,8 @@ async def test_shutdown_refunds_a_hand_deep_in_play_exactly() -> None:
         assert [s.stack for s in hand_started.seats] == list(started.stacks)
         last = [e for e in ledger.entries if e.table_id == "v"][-1]
         assert last.kind == "hand_ended" and [s.stack for s in last.seats] == list(started.stacks)
-        assert server.metrics.hands_voided._value.get() == 1
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert exported(server, "tablestorm_hands_voided_total") == 1
+        assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in [spectator, *streams.values()]:
             await stream.until_end()
             assert stream.error is not None and stream.error.code() == grpc.StatusCode.UNAVAILABLE

@@ -24,6 +24,7 @@ from test_table_service import (
     GateLedger,
     Replay,
     Stream,
+    exported,
     hand_events,
     play_hand,
     run_async,
@@ -164,8 +165,8 @@ async def _stud_run() -> bool:
         # Exact chips and every event: the engine, given the same seed and the same decisions and
         # clock expiries, plays the very same hand.
         Replay("clock", STUD, STUD_SEED, 4).hand(1, spectator.events, streams)
-        assert server.metrics.timeouts.labels("all_in")._value.get() == 1
-        assert server.metrics.side_pots._value.get() == 1
+        assert exported(server, "tablestorm_timeouts_total", outcome="all_in") == 1
+        assert exported(server, "tablestorm_side_pots_total") == 1
 
         # CLOCK-3: S and F sit out after the hand; the next hand is dealt to A and B only.
         await spectator.until(lambda: sat_out(spectator, S) and sat_out(spectator, F))
@@ -179,7 +180,7 @@ async def _stud_run() -> bool:
         if outcomes(hand_events(spectator.events, 2), A) or outcomes(hand_events(spectator.events, 2), B):
             return False
         assert list(spectator.of("hand_started")[2].seats) == [A, B, S]
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in [spectator, *streams.values()]:
             await stream.close()
     return True

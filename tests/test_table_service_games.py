@@ -32,6 +32,7 @@ from test_table_service import (
     Replay,
     Stream,
     drive,
+    exported,
     hand_events,
     run_async,
     seated_table,
@@ -158,7 +159,7 @@ async def test_hands_over_play_streams_equal_the_engine_replay(
                 assert stacks == dealt | {seat: 0 for seat in stacks.keys() - dealt.keys()}
         # BET-7 across hands: every chip bought in is on the table, here and in the engine.
         assert sum(s.stack for s in replay.table.seats if s is not None) == players * posted
-        assert server.metrics.chip_conservation_violations._value.get() == 0
+        assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in [spectator, *streams.values()]:
             await stream.close()
 

@@ -1,4 +1,4 @@
-"""One hand of any variant as a state machine (RULES.md §2-§6).
+"""One hand of any variant as a state machine (docs/rules.md: BET, STUD, DRAW, SHOW, CLOCK).
 
 The public surface is small: :attr:`Hand.actor` (whose turn it is), :meth:`Hand.legal_actions`
 (the legal kinds with exact bounds), :meth:`Hand.apply` (validate, then change state and append
@@ -101,6 +101,12 @@ def default_blinds(options: TableOptions, players: int, button: int) -> list[Bli
 
 
 class Hand:
+    """One hand of any game, from the deal to the last award: the rules as a state machine.
+
+    Whose turn it is (:attr:`actor`), what they may do (:meth:`legal_actions`), doing it
+    (:meth:`apply`), and the append-only :attr:`events` every other layer reads; tables, services
+    and simulations only ever drive a hand through these."""
+
     __slots__ = (
         "_acted", "_active", "_bets_made", "_big_blind", "_big_made", "_big_unit", "_bring_in",
         "_bring_in_pending", "_cap", "_community", "_current", "_draw_queue", "_epoch", "_first", "_fixed",
@@ -296,7 +302,13 @@ class Hand:
         elif kind is BRING_IN:
             if not self._bring_in_pending:
                 raise IllegalAction(f"player {i} cannot bring in: the bring-in is only the first stud action")
-            self._wager(i, BRING_IN, min(self._bring_in, self.stacks[i]), bring_in=True)
+            bring = min(self._bring_in, self.stacks[i])
+            amount = fields[1]
+            if amount != 0 and amount != bring:  # 0: the bring-in is implied, as a call's amount is
+                raise IllegalAction(
+                    f"player {i} brings in for {bring}, not {amount!r} (a full small bet is COMPLETE)"
+                )
+            self._wager(i, BRING_IN, bring, bring_in=True)
         elif kind is COMPLETE or kind is BET or kind is RAISE:  # not ``in AGGRESSIVE``: Enum hashes in Python
             amount = fields[1]
             if type(amount) is not int:
@@ -428,7 +440,7 @@ class Hand:
         """STUD-3: the lowest door card (CARD-2: rank, then suit) brings in.
 
         When that player is all-in on the ante, the next player clockwise who can act brings in
-        instead (the room rule; RULES.md is silent) — and -1 when nobody can act.
+        instead (the room rule; the sources are silent: docs/rules.md STUD-3) — and -1 when nobody can act.
         """
         up = self.up
         lowest = 0

@@ -3,7 +3,7 @@
 A game is a :class:`Variant` value, never a subclass: the hand state machine reads the
 street list, the forced-bet kind and the rankings from it, so adding a game is adding a
 table row. Per-table choices (stakes, structure, open pair, cap, clock, seats) live in
-:class:`TableOptions`, whose defaults are the RULES.md defaults.
+:class:`TableOptions`, whose defaults are those of docs/rules.md.
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ class DeckRule:
 
 @dataclass(frozen=True, slots=True)
 class Variant:
+    """One game as data (deck, streets, forced bets, rankings, structures offered): the hand state
+    machine reads everything it needs from it, so a new game is a new row, not new code."""
+
     code: str
     name: str
     streets: tuple[Street, ...]
@@ -79,6 +82,11 @@ class Variant:
     @property
     def is_stud(self) -> bool:
         return self.forced_bets is ForcedBets.ANTE_BRING_IN
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        """Pickle a game by its code: its rankings are compiled evaluators, rebuilt by lookup, so
+        options cross process boundaries (Ray, a ledger) as a few bytes."""
+        return variant_named, (self.code,)
 
 
 _SEVEN_STUD_STREETS = (
@@ -163,7 +171,7 @@ class Stakes:
 
     @classmethod
     def default(cls, small_bet: int) -> Stakes:
-        """The RULES.md defaults for a small bet: big bet 2x, ante 10% rounded (STUD-3),
+        """The default stakes for a small bet (docs/rules.md): big bet 2x, ante 10% rounded (STUD-3),
         bring-in half the small bet (STUD-3), blinds half the small bet and the small bet (DRAW-2)."""
         half = small_bet // 2
         return cls(
@@ -200,7 +208,7 @@ class Stakes:
 
 @dataclass(frozen=True, slots=True)
 class TableOptions:
-    """Everything a table is configured with; the defaults are RULES.md's."""
+    """Everything a table is configured with; the defaults are docs/rules.md's."""
 
     variant: Variant
     stakes: Stakes
@@ -235,8 +243,13 @@ class TableOptions:
         return self.max_seats or self.variant.max_players
 
     @property
+    def big_unit(self) -> int:
+        """What buy-ins are counted in: the big bet in fixed limit, the big blind in pot and no limit."""
+        return self.stakes.big_bet if self.structure is Structure.FIXED_LIMIT else self.stakes.big_blind
+
+    @property
     def posted_buy_in(self) -> int:
-        return self.buy_in or 100 * max(self.stakes.big_bet, self.stakes.big_blind)
+        return self.buy_in or 100 * self.big_unit
 
     @property
     def open_pair_active(self) -> bool:

@@ -9,6 +9,7 @@ encoding, and ``visibility.HIDDEN`` (-1) is the proto's CARD_HIDDEN.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from services.engine import (
@@ -64,7 +65,7 @@ STAKES_FIELDS = ("small_bet", "big_bet", "ante", "bring_in", "small_blind", "big
 
 
 def options_from_proto(msg: pb.TableOptions) -> TableOptions:
-    """Build engine options, filling RULES.md defaults; ValueError names the field at fault."""
+    """Build engine options, filling the defaults of docs/rules.md; ValueError names the field at fault."""
     if len(msg.game) > MAX_GAME_LENGTH:
         known = ", ".join(VARIANTS)
         raise ValueError(f"options.game: unknown game of {len(msg.game)} characters; known games: {known}")
@@ -74,14 +75,7 @@ def options_from_proto(msg: pb.TableOptions) -> TableOptions:
         raise ValueError(f"options.game: {exc}") from None
     if msg.structure not in STRUCTURE_FROM_PB:
         raise ValueError(f"options.structure: unknown value {msg.structure}")
-    s = msg.stakes
-    for name in STAKES_FIELDS:
-        if getattr(s, name) > MAX_CHIPS:
-            raise ValueError(f"options.stakes.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")
-    if s.small_bet and not (s.big_bet or s.ante or s.bring_in or s.small_blind or s.big_blind):
-        stakes = Stakes.default(s.small_bet)
-    else:
-        stakes = Stakes(s.small_bet, s.big_bet, s.ante, s.bring_in, s.small_blind, s.big_blind)
+    stakes = stakes_from_proto(msg.stakes)
     clock = msg.clock_seconds or DEFAULT_CLOCK_SECONDS
     if not MIN_CLOCK_SECONDS <= clock <= MAX_CLOCK_SECONDS:  # also false for NaN
         raise ValueError(
@@ -109,6 +103,19 @@ def options_from_proto(msg: pb.TableOptions) -> TableOptions:
             f" 2**{MAX_CHIPS.bit_length() - 1}"
         )
     return options
+
+
+def stakes_from_proto(s: pb.Stakes) -> Stakes:
+    """The stakes a client asked for, every omitted field filled with its default for the small bet
+    (STUD-3, DRAW-2 in docs/rules.md: :meth:`Stakes.default`), whatever else is set. Without a small
+    bet, a big blind stands for it (DRAW-2: the big blind is the small bet)."""
+    for name in STAKES_FIELDS:
+        if getattr(s, name) > MAX_CHIPS:
+            raise ValueError(f"options.stakes.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")
+    small_bet = s.small_bet if s.HasField("small_bet") else s.big_blind if s.HasField("big_blind") else 0
+    defaults = Stakes.default(max(small_bet, 0))
+    given = {name: getattr(s, name) for name in STAKES_FIELDS if s.HasField(name)}
+    return replace(defaults, **{"small_bet": small_bet, **given})
 
 
 def stakes_to_proto(s: Stakes) -> pb.Stakes:

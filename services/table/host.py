@@ -1,8 +1,10 @@
-"""All the tables of one server: creation limits, seat authorization, and the shutdown drain.
+"""All the tables of one server, as a typed domain API: open, find, page, close, drain, count.
 
-The RPC layer asks the host for a table and an authorized seat; the host owns the seat tokens
-(a token names a table, so it is checked here) and the ``accepting`` switch that shutdown turns off
-before it lets running hands finish.
+The RPC layer (:mod:`services.table.service`) converts wire messages at the edge and calls the
+host with engine values; an embedding process (a load run's Ray actor, a benchmark) calls the same
+methods directly. The host owns the seat tokens (a token names a table, so it is checked here), the
+creation limits, and the ``accepting`` switch that shutdown turns off before it lets running hands
+finish.
 """
 
 from __future__ import annotations
@@ -11,18 +13,20 @@ import asyncio
 import bisect
 import logging
 import secrets
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import grpc
 
-from services.engine import variant_named
+from services.engine import TableOptions
 
 from . import convert
 from . import validation as check
 from .auth import SeatKey, SeatTokens
-from .errors import ServiceError, invalid
+from .errors import ServiceError
 from .hub import SPECTATOR, Outbox
-from .ledger import LedgerEntry, TableLedger
+from .ledger import LedgerEntry, RecoveryPlan, TableLedger
 from .live_table import LiveTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
@@ -41,9 +45,22 @@ class HostLimits:
     """Spectator streams per table."""
 
 
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 1000
-"""ListTables: tables per page by default and at most (a page of summaries stays far below 1 MiB)."""
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A table to open: its id (empty: the host picks one), options, and deal seed (TABLE-2)."""
+
+    table_id: str
+    options: TableOptions
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """What CloseTable found: the table is gone, or closes once ``seats_taken`` players stand up."""
+
+    closed: bool
+    seats_taken: int
+    hand_running: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +72,12 @@ class DrainReport:
 
 
 class TableHost:
+    """The tables one server process hosts: the service's domain, below the wire.
+
+    Every method runs on the server's event loop; the only awaits are ledger writes, which happen
+    before the change they record takes effect (see :mod:`services.table.ledger`).
+    """
+
     def __init__(
         self,
         limits: HostLimits,
@@ -65,33 +88,38 @@ class TableHost:
         self.limits = limits
         self.ledger = ledger
         self.metrics = metrics
-        self.tables: dict[str, LiveTable] = {}
+        self._tables: dict[str, LiveTable] = {}
         self.tokens = SeatTokens()
         self.accepting = True
         self._loop = loop
+        self._closed_hands: Counter[str] = Counter()
+        """Hands completed by tables that have since closed, by game."""
+
+    @property
+    def tables(self) -> Mapping[str, LiveTable]:
+        """The open tables by id (read-only: tables come and go through this class)."""
+        return self._tables
 
     def _require_accepting(self) -> None:
         if not self.accepting:
             raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
 
-    def create_table(self, request: pb.CreateTableRequest) -> LiveTable:
+    # ----------------------------------------------------------------- opening tables
+
+    def create_table(self, spec: TableSpec) -> LiveTable:
         self._require_accepting()
-        table_id = check.table_id(request.table_id) if request.table_id else f"t-{secrets.token_hex(6)}"
-        if table_id in self.tables:
+        table_id = check.table_id(spec.table_id) if spec.table_id else f"t-{secrets.token_hex(6)}"
+        if table_id in self._tables:
             raise ServiceError(grpc.StatusCode.ALREADY_EXISTS, f"table {table_id!r} exists")
-        if len(self.tables) >= self.limits.max_tables:
+        if len(self._tables) >= self.limits.max_tables:
             raise ServiceError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"this server hosts its maximum of {self.limits.max_tables} tables",
             )
-        try:
-            options = convert.options_from_proto(request.options)
-        except ValueError as exc:
-            raise invalid(str(exc)) from None
         live = LiveTable(
             table_id,
-            options,
-            seed=request.seed if request.HasField("seed") else None,
+            spec.options,
+            seed=spec.seed,
             loop=self._loop,
             metrics=self.metrics,
             tokens=self.tokens,
@@ -100,104 +128,53 @@ class TableHost:
             max_spectators=self.limits.max_spectators,
             ledger=self.ledger,
         )
-        self.tables[table_id] = live
-        self.metrics.tables_live.set(len(self.tables))
-        log.info("table created", extra={"table_id": table_id, "game": options.variant.code})
+        self._tables[table_id] = live
+        self.metrics.tables_live.set(len(self._tables))
+        log.info("table created", extra={"table_id": table_id, "game": spec.options.variant.code})
         return live
 
-    async def open_table(self, request: pb.CreateTableRequest) -> LiveTable:
+    async def open_table(self, spec: TableSpec) -> LiveTable:
         """Create a table and, with a ledger, record it there before anyone can sit."""
-        live = self.create_table(request)
+        live = self.create_table(spec)
         if self.ledger is not None:
             options = convert.options_to_proto(live.options).SerializeToString()
-            seed = request.seed if request.HasField("seed") else None
-            await self.ledger.record(LedgerEntry(live.table_id, "created", 0, (), options, seed))
+            await self.ledger.record(LedgerEntry(live.table_id, "created", 0, (), options, spec.seed))
         return live
 
-    async def restore_table(
-        self,
-        options: pb.TableOptions,
-        seed: int | None,
-        last: LedgerEntry,
-        incarnation: int,
-    ) -> LiveTable:
+    async def restore_table(self, plan: RecoveryPlan) -> LiveTable:
         """Rebuild a table another (dead) server held, from its last ledger entry (see
-        :meth:`LiveTable.restore` for ``incarnation``)."""
-        request = pb.CreateTableRequest(table_id=last.table_id, options=options)
-        if seed is not None:
-            request.seed = seed
-        live = await self.open_table(request)
-        live.restore(last, incarnation)
+        :meth:`LiveTable.restore` for the incarnation)."""
+        options = convert.options_from_proto(pb.TableOptions.FromString(plan.options))
+        live = await self.open_table(TableSpec(plan.last.table_id, options, plan.seed))
+        live.restore(plan.last, plan.incarnation)
         await live.persist_seats()
         return live
 
+    # ----------------------------------------------------------------- finding tables
+
     def table(self, table_id: str) -> LiveTable:
-        live = self.tables.get(check.table_id(table_id))
+        live = self._tables.get(check.table_id(table_id))
         if live is None:
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no table {table_id!r}")
         return live
 
-    def list_tables(self, request: pb.ListTablesRequest) -> pb.ListTablesResponse:
-        """A page of table summaries in table id order, optionally of one game.
+    def page(self, game: str, size: int, after: str) -> tuple[list[LiveTable], bool]:
+        """Up to ``size`` tables in table id order after ``after`` (optionally of one game), and
+        whether more follow.
 
-        The page token is the last table id of the previous page, so a page never repeats or
-        skips a table that stays open, whatever opens or closes in between.
+        Paging by the last id seen means a page never repeats or skips a table that stays open,
+        whatever opens or closes in between.
         """
-        game = request.game
-        if game:
-            try:
-                variant_named(game if len(game) <= convert.MAX_GAME_LENGTH else "?")
-            except ValueError as exc:
-                raise invalid(f"game: {exc}") from None
-        if request.page_size > MAX_PAGE_SIZE:
-            raise invalid(f"page_size: at most {MAX_PAGE_SIZE}, got {request.page_size}")
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        after = check.table_id(request.page_token, "page_token") if request.page_token else ""
-        ids = sorted(self.tables)
-        page: list[pb.TableSummary] = []
-        more = False
+        ids = sorted(self._tables)
+        page: list[LiveTable] = []
         for table_id in ids[bisect.bisect_right(ids, after) :]:
-            live = self.tables[table_id]
+            live = self._tables[table_id]
             if game and live.options.variant.code != game:
                 continue
             if len(page) == size:
-                more = True
-                break
-            page.append(live.summary())
-        return pb.ListTablesResponse(tables=page, next_page_token=page[-1].table_id if more else "")
-
-    async def close_table(self, table_id: str) -> pb.CloseTableResponse:
-        """Close a table as a room breaks one: no new seats or hands, the running hand plays out,
-        and the table leaves the server when its last player stands up (now, if nobody sits)."""
-        live = self.table(table_id)
-        if not live.closing:
-            live.closing = True
-            log.info("table closing", extra={"table_id": live.table_id, "seats_taken": live.seats_taken})
-        closed = await self.close_if_empty(live)
-        return pb.CloseTableResponse(
-            closed=closed, seats_taken=live.seats_taken, hand_running=live.table.hand is not None
-        )
-
-    async def close_if_empty(self, live: LiveTable) -> bool:
-        """Remove a closing table once nobody sits at it; with a ledger, record it closed."""
-        if not live.closing or live.seats_taken or live.table.hand is not None:
-            return False
-        if self.tables.get(live.table_id) is not live:
-            return True  # another call removed it first
-        del self.tables[live.table_id]
-        self.metrics.tables_live.set(len(self.tables))
-        live.close_streams(None, f"table {live.table_id!r} closed")
-        log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
-        if self.ledger is not None:
-            await self.ledger.record(live.ledger_entry("closed", live.table.hand_number))
-        return True
-
-    def sit_down(self, request: pb.SitDownRequest) -> pb.SitDownResponse:
-        self._require_accepting()
-        live = self.table(request.table_id)
-        post = request.post_to_play if request.HasField("post_to_play") else True
-        token, state = live.sit_down(request.seat, check.player_id(request.player_id), request.buy_in, post)
-        return pb.SitDownResponse(seat_token=token, seat=state)
+                return page, True
+            page.append(live)
+        return page, False
 
     def seat(self, token: str | None, table_id: str, seat: int) -> tuple[LiveTable, SeatKey]:
         """The table and seat key ``token`` authorizes for ``seat`` at ``table_id``."""
@@ -205,22 +182,67 @@ class TableHost:
         check.seat(seat, live.options.seats)
         return live, self.tokens.authorize(token, table_id, seat)
 
-    def subscribe(self, hello: pb.Hello, token: str | None) -> tuple[LiveTable, SeatKey | None, Outbox]:
-        live = self.table(hello.table_id)
-        resume = hello.resume_after_seq if hello.HasField("resume_after_seq") else None
-        if hello.seat == SPECTATOR:
-            return live, None, live.subscribe(SPECTATOR, SPECTATOR, resume)
-        live, key = self.seat(token, hello.table_id, hello.seat)
+    # ----------------------------------------------------------------- seats and streams
+
+    def sit_down(
+        self, table_id: str, seat: int, player_id: str, buy_in: int, post_to_play: bool
+    ) -> tuple[LiveTable, pb.SitDownResponse]:
+        """Seat a player with the posted buy-in; returns the table and the seat's token, state and
+        the seq to resume a stream after (see :meth:`LiveTable.sit_down`)."""
+        self._require_accepting()
+        live = self.table(table_id)
+        token, state, resume_after = live.sit_down(seat, check.player_id(player_id), buy_in, post_to_play)
+        return live, pb.SitDownResponse(seat_token=token, seat=state, resume_after_seq=resume_after)
+
+    def subscribe(
+        self, table_id: str, seat: int, resume_after: int | None, token: str | None
+    ) -> tuple[LiveTable, SeatKey | None, Outbox]:
+        """A Play stream for ``seat`` (SPECTATOR: public events only, no token)."""
+        live = self.table(table_id)
+        if seat == SPECTATOR:
+            return live, None, live.subscribe(SPECTATOR, SPECTATOR, resume_after)
+        live, key = self.seat(token, table_id, seat)
         owner = live.session(key).occupancy
-        return live, key, live.subscribe(hello.seat, owner, resume)
+        return live, key, live.subscribe(seat, owner, resume_after)
+
+    # ----------------------------------------------------------------- closing
+
+    async def close_table(self, table_id: str) -> Closing:
+        """Close a table as a room breaks one: no new seats or hands, the running hand plays out,
+        and the table leaves the server when its last player stands up (now, if nobody sits)."""
+        live = self.table(table_id)
+        if not live.closing:
+            live.closing = True
+            log.info("table closing", extra={"table_id": live.table_id, "seats_taken": live.seats_taken})
+        closed = await self.close_if_empty(live)
+        return Closing(closed, live.seats_taken, live.table.hand is not None)
+
+    async def close_all(self) -> None:
+        """CloseTable every table (the end of a load run)."""
+        await asyncio.gather(*(self.close_table(table_id) for table_id in list(self._tables)))
+
+    async def close_if_empty(self, live: LiveTable) -> bool:
+        """Remove a closing table once nobody sits at it; with a ledger, record it closed."""
+        if not live.closing or live.seats_taken or live.table.hand is not None:
+            return False
+        if self._tables.get(live.table_id) is not live:
+            return True  # another call removed it first
+        del self._tables[live.table_id]
+        self._closed_hands[live.options.variant.code] += live.hands_completed
+        self.metrics.tables_live.set(len(self._tables))
+        live.close_streams(None, f"table {live.table_id!r} closed")
+        log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
+        if self.ledger is not None:
+            await self.ledger.record(live.ledger_entry("closed", live.table.hand_number))
+        return True
 
     async def drain(self, deadline: float) -> DrainReport:
         """Shut down the tables: no new tables, seats or hands; running hands get until ``deadline``
         seconds to finish, then are voided (exact refund); every stream then ends UNAVAILABLE."""
         self.accepting = False
-        for live in self.tables.values():
+        for live in self._tables.values():
             live.draining = True
-        running = [live for live in self.tables.values() if not live.idle.is_set()]
+        running = [live for live in self._tables.values() if not live.idle.is_set()]
         if running:
             waiters = [asyncio.ensure_future(live.idle.wait()) for live in running]
             _, pending = await asyncio.wait(waiters, timeout=deadline)
@@ -231,8 +253,37 @@ class TableHost:
             if not live.idle.is_set():
                 live.void_hand("server shutting down")
                 voided += 1
-        for live in self.tables.values():
+        for live in self._tables.values():
             live.close_streams(grpc.StatusCode.UNAVAILABLE, "the server is shutting down")
         report = DrainReport(finished=len(running) - voided, voided=voided)
         log.info("tables drained", extra={"finished": report.finished, "voided": report.voided})
         return report
+
+    async def cash_out_all(self) -> tuple[int, int]:
+        """Stand up every player still seated, paying out their stacks: the end of a load run past
+        its wind-down budget, after :meth:`drain` (so no hand runs). Returns (seats, chips); with a
+        ledger every table's cash-outs are recorded before this returns."""
+        seats = chips = 0
+        for live in list(self._tables.values()):
+            for key in live.seat_keys():
+                chips += live.stand_up(key)
+                seats += 1
+            await live.persist_seats()
+        return seats, chips
+
+    # ----------------------------------------------------------------- counts
+
+    def chips_by_table(self) -> dict[str, int]:
+        """Chips at each open table: stacks, and any hand in progress."""
+        return {table_id: live.table.total_chips() for table_id, live in self._tables.items()}
+
+    def hands_running(self) -> int:
+        """Tables in the middle of a hand (what losing this server now would void)."""
+        return sum(1 for live in self._tables.values() if live.table.hand is not None)
+
+    def hands_by_game(self) -> dict[str, int]:
+        """Hands played to the end on this server since it started, by game (closed tables too)."""
+        counts = Counter(self._closed_hands)
+        for live in self._tables.values():
+            counts[live.options.variant.code] += live.hands_completed
+        return dict(counts)

@@ -41,6 +41,21 @@ class LedgerEntry:
     """Chips that ever left it with players standing up; ``bought - cashed_out`` is on the table."""
 
 
+@dataclass(frozen=True, slots=True)
+class RecoveryPlan:
+    """How to rebuild one table on another server: its options, seed, seats and stacks."""
+
+    options: bytes
+    """The ``"created"`` entry's serialized ``TableOptions``."""
+    seed: int | None
+    last: LedgerEntry
+    """The table's last consistent entry: the seats, stacks and tokens to restore."""
+    hand_voided: bool
+    """The last entry was a hand start: that hand was running and is refunded by these stacks."""
+    incarnation: int = 0
+    """How many times the table has been rebuilt, this time included (0: never moved)."""
+
+
 class TableLedger(Protocol):
     async def record(self, entry: LedgerEntry) -> None:
         """Store ``entry``; return once it is durable outside this server."""

@@ -60,6 +60,9 @@ SEQ_EPOCH_BITS = 40
 
 
 class LiveTable:
+    """A table being served: an engine table plus everything live play adds (event numbering and
+    log, subscribers, the action clock, seat sessions, chip checks, the ledger hooks)."""
+
     def __init__(
         self,
         table_id: str,
@@ -88,6 +91,8 @@ class LiveTable:
         self._loop = loop
         self._metrics = metrics
         self._hands_completed = metrics.hands_completed.labels(options.variant.code)
+        self.hands_completed = 0
+        """Hands played to the end at this table (voided ones are not)."""
         self._tokens = tokens
         self._hand_pause = hand_pause
         self._outbox_limit = outbox_limit
@@ -168,7 +173,9 @@ class LiveTable:
 
     def sit_down(
         self, seat_no: int, player_id: str, buy_in: int, post_to_play: bool
-    ) -> tuple[str, pb.SeatState]:
+    ) -> tuple[str, pb.SeatState, int]:
+        """Seat a player with the posted buy-in (TABLE-1); returns the seat token, the seat, and
+        the seq to resume a stream after so that no event from the sit-down on is missed."""
         check.seat(seat_no, self.options.seats)
         if self.closing:
             raise failed(f"table {self.table_id!r} is closing: it takes no new players")
@@ -192,9 +199,10 @@ class LiveTable:
         self._chips += posted
         self.bought += posted
         self._metrics.seats_live.inc()
+        resume_after = self.log.last_seq
         self._seat_changed(seat_no)
         self._maybe_start()
-        return token, self.seat_state(seat_no)
+        return token, self.seat_state(seat_no), resume_after
 
     def stand_up(self, key: SeatKey) -> int:
         session = self.session(key)
@@ -220,6 +228,10 @@ class LiveTable:
             outbox.close(None, "stood up", flush=True)
         self._seat_changed(key.seat)
         return chips
+
+    def seat_keys(self) -> list[SeatKey]:
+        """The key of every seat taken now (what the host stands up at the very end of a run)."""
+        return [SeatKey(self.table_id, seat, session.occupancy) for seat, session in self._sessions.items()]
 
     def sit_out(self, key: SeatKey) -> pb.SeatState:
         self.session(key)
@@ -283,8 +295,9 @@ class LiveTable:
             if actor != key.seat:
                 raise TableError(f"it is seat {actor}'s turn, not seat {key.seat}'s")
             if request.HasField("turn_seq") and request.turn_seq != self._turn_seq:
+                when = "has passed" if request.turn_seq < self._turn_seq else "has not come (no turn had it)"
                 raise TableError(
-                    f"turn_seq: the turn at seq {request.turn_seq} has passed; seat {key.seat}'s turn"
+                    f"turn_seq: the turn at seq {request.turn_seq} {when}; seat {key.seat}'s turn"
                     f" now is at seq {self._turn_seq}"
                 )
             events = self.table.apply(key.seat, action)
@@ -424,6 +437,7 @@ class LiveTable:
             elif kind is ev.CapReached:
                 metrics.raise_caps.inc()
             elif kind is ev.HandEnded:
+                self.hands_completed += 1
                 self._hands_completed.inc()
                 if len(self._last_pots) > 1:
                     metrics.side_pots.inc(len(self._last_pots) - 1)

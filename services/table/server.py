@@ -9,7 +9,6 @@ the drain deadline, voids the rest with an exact refund, then stops.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 import signal
@@ -21,10 +20,9 @@ from wsgiref.simple_server import WSGIServer
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from . import jsonlog
+from . import jsonlog, reflection
 from .gc_policy import tune_for_latency
 from .host import DrainReport, HostLimits, TableHost
 from .interceptors import MetricsInterceptor
@@ -81,24 +79,29 @@ class TableServer:
         )
         server.add_generic_rpc_handlers((handlers(TableService(self.host, self.metrics)),))
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-        )
+        reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
         address = f"{config.host}:{config.port}"
-        if config.tls_cert is not None and config.tls_key is not None:
-            credentials = grpc.ssl_server_credentials(
-                [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
-            )
-            self.port = server.add_secure_port(address, credentials)
-        else:
-            self.port = server.add_insecure_port(address)
+        try:
+            if config.tls_cert is not None and config.tls_key is not None:
+                credentials = grpc.ssl_server_credentials(
+                    [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
+                )
+                self.port = server.add_secure_port(address, credentials)
+            else:
+                self.port = server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpc's "Failed to bind": in use, or not this machine's address
+            raise OSError(f"cannot listen on {address}") from exc
         if not self.port:
             raise OSError(f"cannot listen on {address}")
         await server.start()
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         if config.metrics_port is not None:
-            self._http = start_http_server(config.metrics_port, config.host, registry=self.metrics.registry)
+            try:
+                self._http = start_http_server(config.metrics_port, config.host, registry=self.metrics.registry)
+            except OSError as exc:
+                await server.stop(grace=None)  # no half-started server left behind
+                raise OSError(f"cannot serve metrics on {config.host}:{config.metrics_port}: {exc.strerror}") from exc
             self.metrics_port = self._http[0].server_port
         log.info("serving", extra={"grpc_port": self.port, "metrics_port": self.metrics_port})
 
@@ -128,11 +131,12 @@ async def serve(config: ServerConfig) -> int:
     server = TableServer(config)
     await server.start()
     tune_for_latency()  # this process is the service: no full-collection pauses (see gc_policy)
-    print(json.dumps({"grpc_port": server.port, "metrics_port": server.metrics_port}), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    # Printed once SIGTERM is handled: a script may read the ports and stop the server at once.
+    print(json.dumps({"grpc_port": server.port, "metrics_port": server.metrics_port}), flush=True)
     await stop.wait()
     log.info("shutting down", extra={"drain_seconds": config.drain_seconds})
     report = await server.stop()
@@ -140,30 +144,11 @@ async def serve(config: ServerConfig) -> int:
     return 0
 
 
-GC_THRESHOLDS = (10_000, 50, 1_000)
-"""Garbage collector thresholds for the server process (Python's defaults are 700, 10, 10).
-
-With 5,000 Play streams the heap holds a few hundred thousand long-lived objects, and a default
-full collection walks them all for about half a second every few seconds: that pause, not CPU, set
-the p99 of an action's round trip (600 ms instead of 100 ms in benchmarks/table_service.py). These
-thresholds keep young collections at a few milliseconds and make full ones rare (every few hundred
-million allocations, minutes apart), at the cost of cyclic garbage living longer before it is freed.
-"""
-
-
-def tune_gc() -> None:
-    """Apply :data:`GC_THRESHOLDS`, and move everything alive now (modules, descriptors, the
-    engine's lookup tables) out of the collector's sight for good: it never becomes garbage."""
-    gc.set_threshold(*GC_THRESHOLDS)
-    gc.freeze()
-
-
 def run(config: ServerConfig, log_level: str = "INFO") -> int:
     jsonlog.configure(log_level)
-    tune_gc()
     try:
         return asyncio.run(serve(config))
     except OSError as exc:
         log.error("cannot start", extra={"error": str(exc)})
         print(f"tablestorm serve: {exc}", file=sys.stderr)
-        return 1
+        return 2  # did not start (tablestorm's exit statuses: sim/cli.py)

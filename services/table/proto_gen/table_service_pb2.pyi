@@ -252,12 +252,14 @@ class SitDownRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., player_id: _Optional[str] = ..., buy_in: _Optional[int] = ..., post_to_play: _Optional[bool] = ...) -> None: ...
 
 class SitDownResponse(_message.Message):
-    __slots__ = ("seat_token", "seat")
+    __slots__ = ("seat_token", "seat", "resume_after_seq")
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    RESUME_AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
     seat_token: str
     seat: SeatState
-    def __init__(self, seat_token: _Optional[str] = ..., seat: _Optional[_Union[SeatState, _Mapping]] = ...) -> None: ...
+    resume_after_seq: int
+    def __init__(self, seat_token: _Optional[str] = ..., seat: _Optional[_Union[SeatState, _Mapping]] = ..., resume_after_seq: _Optional[int] = ...) -> None: ...
 
 class SeatRequest(_message.Message):
     __slots__ = ("table_id", "seat")

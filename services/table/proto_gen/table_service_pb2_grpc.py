@@ -184,6 +184,15 @@ class TableServiceServicer:
     def Play(self, request_iterator, context):
         """The live table. First client message: Hello. A seated player (with token) receives its own
         down cards and YourTurn prompts and may act; a spectator (seat 0, no token) sees public events.
+
+        Statuses a stream ends with: OK (stood up, or the table closed); INVALID_ARGUMENT (no Hello
+        first, a second Hello, a message without a kind, bytes that do not decode); UNAUTHENTICATED /
+        PERMISSION_DENIED (as for unary calls); NOT_FOUND (no such table); OUT_OF_RANGE
+        (Hello.resume_after_seq is past the table's last seq: e.g. a table rebuilt on another server
+        numbers its events anew; Hello again without it); ABORTED (a newer stream took the seat);
+        RESOURCE_EXHAUSTED (the client fell too far behind, or the table has its maximum of
+        spectators); DEADLINE_EXCEEDED (no Hello within 10 s); UNAVAILABLE (the server is shutting
+        down).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

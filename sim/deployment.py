@@ -1,0 +1,227 @@
+"""The actors of a run on Ray: its registry, table hosts and bot fleets, started, watched, ended.
+
+A load run and a live tournament deploy the same way: a registry on the driver's node (it holds the
+ledger every recovery reads, so losing any other node never takes it along), table hosts and fleets
+spread over the nodes by :class:`~sim.placement.Placement`, every metrics endpoint in the run's
+Prometheus file_sd targets. What the run *does* with them (cash seats, a tournament) is its own;
+recovering from a dead host is :mod:`sim.recovery`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .placement import Placement
+from .prometheus import write_targets
+
+FLEET_START_TIMEOUT = 60.0
+"""Seconds a new fleet may take to answer ``start``; past that it was placed on a dying node."""
+HOST_CHECK_TIMEOUT = 3.0
+"""A host that takes longer to answer is slow, not dead: it is asked again next second."""
+COLLECT_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class ActorInfo:
+    """What a started host or fleet reported: where it runs and where it serves."""
+
+    actor_id: str
+    node_id: str
+    pid: int
+    metrics: str
+    """Its Prometheus endpoint, "host:port"."""
+    endpoint: str = ""
+    """A table host's gRPC endpoint, "host:port" (fleets serve none)."""
+
+    @classmethod
+    def of(cls, report: Mapping[str, Any], actor_id: str) -> ActorInfo:
+        return cls(actor_id, report["node_id"], report["pid"], report["metrics"], report.get("endpoint", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class FleetReport:
+    """One fleet's :meth:`FleetActor.collect` answer."""
+
+    fleet_id: str
+    report: dict[str, Any]
+
+
+class Deployment:
+    """A run's registry, hosts and fleets; ``start`` is the run's clock for the fleets' stats."""
+
+    def __init__(
+        self,
+        ray: Any,
+        out_dir: Path,
+        *,
+        host_limits: Mapping[str, Any],
+        bot_config: Mapping[str, Any],
+        start: float,
+    ) -> None:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from .actors import RegistryActor
+
+        self.ray = ray
+        self.out_dir = out_dir
+        self.host_limits = dict(host_limits)
+        self.bot_config = dict(bot_config)
+        self.start = start
+        self.placement = Placement(ray)
+        self.hosts: dict[str, Any] = {}
+        self.fleets: dict[str, Any] = {}
+        self.info: dict[str, ActorInfo] = {}
+        """Live hosts and fleets by id."""
+        self._next_host = 0
+        self._next_fleet = 0
+        self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.registry = RegistryActor.options(name=self.registry_name, scheduling_strategy=here).remote()
+        self.registry_node: str = ray.get(self.registry.node_id.remote())
+
+    @property
+    def running(self) -> Iterator[str]:
+        """Every live host and fleet id."""
+        yield from self.hosts
+        yield from self.fleets
+
+    # ----------------------------------------------------------------- starting
+
+    def start_hosts(self, count: int) -> list[str]:
+        """Start ``count`` table hosts, one per node as far as the nodes go; returns their ids."""
+        from .actors import TableHostActor
+
+        handles = {}
+        for _ in range(count):
+            host_id = f"host-{self._next_host}"
+            self._next_host += 1
+            handles[host_id] = TableHostActor.options(
+                scheduling_strategy=self.placement.strategy(self.running)
+            ).remote(host_id, self.registry_name, self.host_limits)
+        reports = self.ray.get([h.start.remote() for h in handles.values()])
+        infos = [ActorInfo.of(r, r["host_id"]) for r in reports]
+        self.placement.placed({i.actor_id: i.node_id for i in infos})
+        self.hosts.update(handles)
+        self.info.update({i.actor_id: i for i in infos})
+        return list(handles)
+
+    def start_fleet(self, avoid: Collection[str] = ()) -> str:
+        """Start a fleet on the least loaded live node not in ``avoid`` (the node of the actor it
+        replaces, which may be gone before Ray's health checks say so); returns its id."""
+        from .actors import FleetActor
+
+        ray = self.ray
+        avoiding = frozenset(avoid)
+        for _attempt in range(3):
+            fleet_id = f"fleet-{self._next_fleet}"
+            self._next_fleet += 1
+            handle = FleetActor.options(
+                scheduling_strategy=self.placement.strategy(self.running, avoiding)
+            ).remote(fleet_id, self.registry_name, self.start, self.bot_config)
+            chosen = self.placement.choosing()
+            try:
+                info = ActorInfo.of(ray.get(handle.start.remote(), timeout=FLEET_START_TIMEOUT), fleet_id)
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+                self.placement.abandoned()
+                self.end(handle)  # placed on a node that was dying: try again elsewhere
+                avoiding |= chosen
+                continue
+            self.placement.placed({fleet_id: info.node_id})
+            self.info[fleet_id] = info
+            self.fleets[fleet_id] = handle
+            return fleet_id
+        raise RuntimeError("could not start a bot fleet in three tries")
+
+    def begin(self, start: float) -> None:
+        """The run's timeline starts at ``start`` (Unix seconds) for every fleet."""
+        self.start = start
+        self.ray.get([fleet.begin.remote(start) for fleet in self.fleets.values()])
+
+    # ----------------------------------------------------------------- watching
+
+    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
+        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
+        ray = self.ray
+        ids = list(self.hosts)
+        refs = [self.hosts[h].hands_by_game.remote() for h in ids]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=HOST_CHECK_TIMEOUT)
+        hands: dict[str, dict[str, int]] = {}
+        dead = []
+        for host_id, ref in zip(ids, refs, strict=True):
+            if ref not in ready:
+                continue  # slow, not dead: asked again next second
+            try:
+                hands[host_id] = ray.get(ref)
+            except ray.exceptions.RayActorError:
+                dead.append(host_id)
+        return hands, dead
+
+    def collect(self) -> tuple[list[FleetReport], list[str]]:
+        """Every fleet's stats since the last call, and the fleets Ray reports dead."""
+        ray = self.ray
+        ids = list(self.fleets)
+        refs = [self.fleets[f].collect.remote() for f in ids]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=COLLECT_TIMEOUT)
+        reports, dead = [], []
+        for fleet_id, ref in zip(ids, refs, strict=True):
+            if ref not in ready:
+                continue
+            try:
+                reports.append(FleetReport(fleet_id, ray.get(ref)))
+            except ray.exceptions.RayActorError:
+                dead.append(fleet_id)
+        return reports, dead
+
+    def broadcast(
+        self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float | None = None
+    ) -> list[Any]:
+        """Call ``method`` on every actor of ``actors`` and return the answers of those alive and,
+        with ``timeout`` (seconds), done by then (the others are left to finish unattended)."""
+        ray = self.ray
+        refs = [getattr(handle, method).remote(*args) for handle in actors.values()]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)
+        answers = []
+        for ref in ready:
+            with contextlib.suppress(ray.exceptions.RayActorError):  # the dead are found elsewhere
+                answers.append(ray.get(ref))
+        return answers
+
+    def write_targets(self) -> None:
+        """List every live host's and fleet's metrics endpoint for Prometheus (file_sd)."""
+        write_targets(self.out_dir / "prometheus" / "targets", {
+            "table_host": [self.info[h].metrics for h in self.hosts],
+            "fleet": [self.info[f].metrics for f in self.fleets],
+        })
+
+    # ----------------------------------------------------------------- ending
+
+    def end(self, handle: Any) -> None:
+        """Kill an actor taken for dead: one that is only unreachable must not play on beside its
+        replacement (a RayActorError may mean "unavailable for now" as well as "died")."""
+        with contextlib.suppress(Exception):
+            self.ray.kill(handle, no_restart=True)
+
+    def remove_host(self, host_id: str) -> None:
+        handle = self.hosts.pop(host_id, None)
+        if handle is not None:
+            self.end(handle)
+        self.info.pop(host_id, None)
+
+    def remove_fleet(self, fleet_id: str) -> None:
+        handle = self.fleets.pop(fleet_id, None)
+        if handle is not None:
+            self.end(handle)
+        self.info.pop(fleet_id, None)
+
+    def kill_all(self) -> None:
+        """End every actor of this run (a joined cluster outlives the run; its actors must not)."""
+        if not self.ray.is_initialized():
+            return
+        for handle in [*self.hosts.values(), *self.fleets.values(), self.registry]:
+            self.end(handle)

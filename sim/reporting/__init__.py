@@ -1,0 +1,1 @@
+"""The report layer every tablestorm command shares: page pieces, plots, run metadata."""
