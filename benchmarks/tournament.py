@@ -83,7 +83,7 @@ def run_tournament(
     """One run; returns its result, CPU and wall seconds, and the hands it dealt."""
     deals: list[Deal] = []
 
-    def record(hand: Hand) -> None:
+    def record(table_id: str, hand: Hand) -> None:
         deals.append((hand.options, hand.starting_stacks))
 
     gc.collect()

@@ -21,6 +21,7 @@ from services.tournament import events as ev
 from services.tournament.director import ChipInvariantError, Director, DirectorError
 from services.tournament.entries import Entry, TableState
 from services.tournament.finishing import FinishingOrder, split
+from services.tournament.payouts import places_paid
 from services.tournament.structure import TournamentStructure, structure_from_mapping
 from services.tournament.tables import TableIndex
 
@@ -392,9 +393,9 @@ def test_an_away_player_stays_dealt_in_and_is_folded() -> None:  # TOURN-7
 
 def test_the_prize_pool_and_payouts_follow_the_entries() -> None:  # TOURN-9
     room = room_of(30, stud_structure(buy_in=50))
-    assert room.director.prize_pool == 1500 and room.director.places_paid == 4  # 15% of 30, rounded
+    assert room.director.prize_pool == 1500 and room.director.places_paid == places_paid(30, 15.0) == 5
     prizes = room.director.payouts()
-    assert len(prizes) == 4 and sum(prizes) == 1500 and list(prizes) == sorted(prizes, reverse=True)
+    assert len(prizes) == 5 and sum(prizes) == 1500 and list(prizes) == sorted(prizes, reverse=True)
 
 
 # ----------------------------------------------------------------- TOURN-10 rebuys and add-ons
@@ -554,3 +555,8 @@ def test_bad_inputs_name_the_field_and_change_nothing() -> None:
     assert len(director.events) == before
     with pytest.raises(DirectorError, match="seed: expected a whole number"):
         Director(stud_structure(), seed="1", tournament_id="x")  # type: ignore[arg-type]
+
+
+def test_an_explicit_table_longer_than_the_field_pays_its_first_places() -> None:  # TOURN-9 [decision]
+    room = room_of(2, stud_structure(payouts={"table": [50, 30, 20]}))
+    assert room.director.places_paid == 2 and room.director.payouts() == (125, 75)

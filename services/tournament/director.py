@@ -266,11 +266,16 @@ class Director:
         return self._hfh
 
     def payouts(self) -> tuple[int, ...]:
-        """TOURN-9: prizes by place (index 0: the winner) for the entries and pool as they stand."""
-        payouts = self.structure.payouts
-        return payout_table(
-            max(1, len(self._entries)), self._pool, percent_paid=payouts.percent_paid, explicit=payouts.table
-        )
+        """TOURN-9: prizes by place (index 0: the winner) for the entries and pool as they stand.
+
+        [decision] An explicit table with more places than entries pays its first places only,
+        their percents scaled up to the whole pool (a 50/30/20 sit-and-go of two pays 62.5/37.5)."""
+        payouts, entries = self.structure.payouts, max(1, len(self._entries))
+        explicit = payouts.table
+        if explicit is not None and len(explicit) > entries:
+            kept = explicit[:entries]
+            explicit = tuple(100.0 * p / sum(kept) for p in kept)
+        return payout_table(entries, self._pool, percent_paid=payouts.percent_paid, explicit=explicit)
 
     def standings(self) -> list[Standing]:
         """Players still in by stack (biggest first), then the eliminated by place."""
