@@ -444,7 +444,7 @@ class Director:
         table.running = False
         self._idle.add(table)
         table.reported = True
-        table.big_blind_order, table.waiting_seats = result.big_blind_order, result.waiting_seats
+        table.big_blind_order = result.big_blind_order
         round_hand = table in self._round_tables
         busted: list[tuple[Entry, int]] = []
         for seat_result in result.seats:
