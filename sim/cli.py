@@ -165,7 +165,7 @@ def _replay(args: argparse.Namespace) -> int:
             result = _replay_result(path, number, parsed, hand)
             print(json.dumps(result), flush=True)
             if result["matches_recorded_stacks"] is False:
-                ours, recorded = result["finishing_stacks"], parsed.fields["finishing_stacks"]
+                ours, recorded = result["finishing_stacks"], list(parsed.finishing_stacks or ())
                 print(f"tablestorm replay: {where}: finishing stacks {ours} differ from the recorded "
                       f"{recorded}", file=sys.stderr)
                 status = max(status, 1)
@@ -189,18 +189,18 @@ def _replay_result(path: str, number: int, parsed: PhhHand, hand: Hand) -> dict[
                 {"player": label, "amount": event.amount, "share": event.share}
             )
     finishing = parsed.in_phh_order(hand.stacks)
-    recorded = parsed.fields.get("finishing_stacks")
+    recorded = parsed.finishing_stacks
     last = hand.events[-1]
     return {
         "file": path,
-        "hand": parsed.fields.get("hand", number),
+        "hand": number if parsed.hand_number is None else parsed.hand_number,
         "variant": parsed.code,
         "players": parsed.n,
         "starting_stacks": parsed.in_phh_order(parsed.stacks),
         "finishing_stacks": finishing,
         "pots": [{"amount": amounts[k], "winners": winners[k], "awards": awards[k]} for k in sorted(amounts)],
         "showdown": isinstance(last, HandEnded) and last.showdown,
-        "matches_recorded_stacks": None if recorded is None else recorded == finishing,
+        "matches_recorded_stacks": None if recorded is None else list(recorded) == finishing,
     }
 
 
@@ -343,6 +343,7 @@ def _load(args: argparse.Namespace) -> int:
     import json
 
     from sim import cluster
+    from sim.deployment import DeploymentError
     from sim.driver import LoadTest
     from sim.inputs import InputError
     from sim.interruption import EXIT_STATUS, Interruption
@@ -373,6 +374,9 @@ def _load(args: argparse.Namespace) -> int:
         result = test.run()
     except PrometheusError as exc:
         print(f"tablestorm load: --prometheus: {exc}", file=sys.stderr)
+        return 2
+    except DeploymentError as exc:
+        print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
         print("tablestorm load: interrupted before the load began: nothing was measured", file=sys.stderr)

@@ -22,9 +22,28 @@ from .prometheus import write_targets
 
 FLEET_START_TIMEOUT = 60.0
 """Seconds a new fleet may take to answer ``start``; past that it was placed on a dying node."""
+START_TIMEOUT = 120.0
+"""Seconds the registry and the table hosts may take to start (a cold node imports Ray and gRPC)."""
+CALL_TIMEOUT = 60.0
+"""Seconds any other call to the run's actors may take (opening thousands of tables included)."""
 HOST_CHECK_TIMEOUT = 3.0
 """A host that takes longer to answer is slow, not dead: it is asked again next second."""
 COLLECT_TIMEOUT = 5.0
+
+
+class DeploymentError(RuntimeError):
+    """A run's actor could not be started or reached in time; the message says which and what to try."""
+
+
+def within(ray: Any, refs: Any, seconds: float, what: str) -> Any:
+    """``ray.get(refs)`` bounded by ``seconds``; past that a :class:`DeploymentError` naming ``what``."""
+    try:
+        return ray.get(refs, timeout=seconds)
+    except ray.exceptions.GetTimeoutError:
+        raise DeploymentError(
+            f"{what} did not answer within {seconds:g} s: is the cluster overloaded or short of "
+            "resources? (`ray status` shows its nodes and resources)"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +102,7 @@ class Deployment:
         self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         self.registry = RegistryActor.options(name=self.registry_name, scheduling_strategy=here).remote()
-        self.registry_node: str = ray.get(self.registry.node_id.remote())
+        self.registry_node: str = within(ray, self.registry.node_id.remote(), START_TIMEOUT, "the run's registry")
 
     @property
     def running(self) -> Iterator[str]:
@@ -104,7 +123,8 @@ class Deployment:
             handles[host_id] = TableHostActor.options(
                 scheduling_strategy=self.placement.strategy(self.running)
             ).remote(host_id, self.registry_name, self.host_limits)
-        reports = self.ray.get([h.start.remote() for h in handles.values()])
+        reports = within(self.ray, [h.start.remote() for h in handles.values()], START_TIMEOUT,
+                         f"{len(handles)} table host(s) starting")
         infos = [ActorInfo.of(r, r["host_id"]) for r in reports]
         self.placement.placed({i.actor_id: i.node_id for i in infos})
         self.hosts.update(handles)
@@ -141,7 +161,7 @@ class Deployment:
     def begin(self, start: float) -> None:
         """The run's timeline starts at ``start`` (Unix seconds) for every fleet."""
         self.start = start
-        self.ray.get([fleet.begin.remote(start) for fleet in self.fleets.values()])
+        within(self.ray, [fleet.begin.remote(start) for fleet in self.fleets.values()], CALL_TIMEOUT, "the fleets")
 
     # ----------------------------------------------------------------- watching
 
@@ -179,10 +199,10 @@ class Deployment:
         return reports, dead
 
     def broadcast(
-        self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float | None = None
+        self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float = CALL_TIMEOUT
     ) -> list[Any]:
-        """Call ``method`` on every actor of ``actors`` and return the answers of those alive and,
-        with ``timeout`` (seconds), done by then (the others are left to finish unattended)."""
+        """Call ``method`` on every actor of ``actors`` and return the answers of those alive and
+        done within ``timeout`` seconds (the others are left to finish unattended)."""
         ray = self.ray
         refs = [getattr(handle, method).remote(*args) for handle in actors.values()]
         ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)

@@ -54,7 +54,7 @@ from typing import Any, TextIO
 from . import cluster
 from .bots.client import Assignment
 from .chaos import ChaosEvent
-from .deployment import Deployment
+from .deployment import CALL_TIMEOUT, Deployment, within
 from .interruption import Abort, Interruption
 from .live import LiveView
 from .recovery import rebuild_tables
@@ -195,7 +195,8 @@ class LoadTest:
             pool = SeatPool()
             hosts = deployment.start_hosts(self.scenario.hosts)
             plan = pool.plan_tables(self.scenario, hosts)
-            ray.get([deployment.hosts[h].create_tables.remote(specs) for h, specs in plan.items()])
+            within(ray, [deployment.hosts[h].create_tables.remote(specs) for h, specs in plan.items()],
+                   CALL_TIMEOUT, f"the table hosts opening {sum(map(len, plan.values()))} tables")
             state = RunState(
                 self.scenario, deployment, pool, random.Random(self.scenario.seed), time.time(),
                 LoadShape(self.scenario),
@@ -426,7 +427,7 @@ class LoadTest:
                     state.stats.error(kind, float(second))
         for _ in range(wind_down.hands_voided):
             state.stats.hand_voided()
-        chips = ray.get(self.registry.chips.remote())
+        chips = within(ray, self.registry.chips.remote(), CALL_TIMEOUT, "the run's registry")
         end = WindDown(
             seconds=time.time() - wind_down_started,
             hands=wind_down.hands,

@@ -4,7 +4,8 @@ A strategy never touches the network, the clock or shared state: :meth:`Strategy
 :class:`View` (built by the client from the events the seat received) and a ``random.Random``, and
 returns an :class:`Action` or ``None`` (let the action clock run out). That keeps every kind
 unit-testable without a server and keeps the per-decision cost to a few microseconds, which
-matters when one process drives thousands of seats.
+matters when one process drives thousands of seats. What a kind does besides deciding, it declares
+(:attr:`Strategy.stream_drops`) and the client honours, so that a new kind is one class here.
 
 The kinds exist to make a load test hit every path of the rules (docs/rules.md), not to win:
 
@@ -18,7 +19,8 @@ The kinds exist to make a load test hit every path of the rules (docs/rules.md),
   players rebuy (TABLE-1).
 * ``sleeper``: plays like ``random`` but with probability ``sleep_probability`` does nothing, so
   the clock acts for it (every CLOCK-2 outcome: check, all-in, fold, bring-in, stand pat).
-* ``flaky``: plays like ``random``; its client drops and resumes its stream now and then.
+* ``flaky``: plays like ``random`` and drops its stream now and then (its declared
+  ``stream_drops``); the client resumes it.
 * ``strength``: rates its own cards with the engine's evaluators (against the up cards it can
   see), folds weak hands, raises strong ones and draws by keeping pairs, so fold and showdown
   rates resemble real play.
@@ -55,6 +57,7 @@ __all__ = [
     "STRATEGIES",
     "Action",
     "CallingStation",
+    "Flaky",
     "Legal",
     "Maniac",
     "RandomLegal",
@@ -169,6 +172,11 @@ class Strategy(Protocol):
     needs_board: bool
     """Whether :attr:`View.others_up` matters (the client only tracks it for such strategies)."""
 
+    @property
+    def stream_drops(self) -> tuple[float, float] | None:
+        """Seconds between the seat's own stream drops, a uniform draw from this range each time
+        (the client resumes after each); None: it keeps its stream."""
+
     def decide(self, view: View, rng: random.Random) -> Action | None: ...
 
 
@@ -222,6 +230,7 @@ class RandomLegal:
     __slots__ = ()
     name = "random"
     needs_board = False
+    stream_drops = None
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         return _play(rng.choice(view.legal), view, rng)
@@ -233,6 +242,7 @@ class CallingStation:
     __slots__ = ()
     name = "calling_station"
     needs_board = False
+    stream_drops = None
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         return _passive(view)
@@ -244,6 +254,7 @@ class Maniac:
     __slots__ = ()
     name = "maniac"
     needs_board = False
+    stream_drops = None
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         option = view.aggression()
@@ -263,6 +274,7 @@ class Shover:
     __slots__ = ()
     name = "shover"
     needs_board = False
+    stream_drops = None
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         option = view.aggression()
@@ -277,6 +289,7 @@ class Sleeper:
     __slots__ = ("sleep_probability",)
     name = "sleeper"
     needs_board = False
+    stream_drops = None
 
     def __init__(self, sleep_probability: float = 0.15) -> None:
         if not 0.0 <= sleep_probability <= 1.0:
@@ -289,11 +302,21 @@ class Sleeper:
         return _play(rng.choice(view.legal), view, rng)
 
 
-class Flaky(RandomLegal):
-    """Random play; what makes it flaky (dropping and resuming its stream) is in the client."""
+class Flaky:
+    """Random play, and a stream dropped every ``interval`` seconds (a uniform draw each time)."""
 
-    __slots__ = ()
+    __slots__ = ("stream_drops",)
     name = "flaky"
+    needs_board = False
+
+    def __init__(self, interval: tuple[float, float] = (20.0, 60.0)) -> None:
+        low, high = interval
+        if not 0.0 < low <= high:
+            raise ValueError(f"interval must be 0 < low <= high seconds, got {interval!r}")
+        self.stream_drops: tuple[float, float] | None = interval
+
+    def decide(self, view: View, rng: random.Random) -> Action | None:
+        return _play(rng.choice(view.legal), view, rng)
 
 
 # ----------------------------------------------------------------- hand strength
@@ -407,6 +430,7 @@ class Strength:
     __slots__ = ()
     name = "strength"
     needs_board = True
+    stream_drops = None
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         draw = view.option("draw")
@@ -433,7 +457,9 @@ STRATEGIES = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky
 """Every bot kind, in the order of sim.scenario.BOT_KINDS."""
 
 
-def strategy_for(kind: str, *, sleep_probability: float = 0.15) -> Strategy:
+def strategy_for(
+    kind: str, *, sleep_probability: float = 0.15, drop_interval: tuple[float, float] = (20.0, 60.0)
+) -> Strategy:
     """The strategy of a bot kind; strategies hold no per-seat state, so bots may share one."""
     if kind == "random":
         return RandomLegal()
@@ -446,7 +472,7 @@ def strategy_for(kind: str, *, sleep_probability: float = 0.15) -> Strategy:
     if kind == "sleeper":
         return Sleeper(sleep_probability)
     if kind == "flaky":
-        return Flaky()
+        return Flaky(drop_interval)
     if kind == "strength":
         return Strength()
     raise ValueError(f"unknown bot kind {kind!r}; known: {', '.join(STRATEGIES)}")
