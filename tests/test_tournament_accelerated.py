@@ -129,3 +129,12 @@ def test_the_fast_example_structure_runs_to_a_winner() -> None:  # TOURN-1, TOUR
     assert result.chips_conserved and len(result.finishing_order) == result.entries >= 12
     assert result.levels[0]["stakes"] == {"small_bet": 2, "big_bet": 4, "ante": 0, "bring_in": 1,
                                           "small_blind": 0, "big_blind": 0}
+
+
+def test_a_sit_and_go_starts_when_full() -> None:  # TOURN-9
+    structure = load_structure(Path(__file__).resolve().parent.parent / "sim/tournaments/draw-nl-sng.yaml")
+    run = AcceleratedTournament(structure, entrants=5, seed=9, check_chips=True)
+    result = run.run()
+    assert structure.max_entrants == 5 and result.entries == 5
+    assert [p["prize"] for p in result.finishing_order] == [*run.director.payouts(), 0, 0, 0]
+    assert result.chips_conserved
