@@ -15,7 +15,7 @@ from services.engine import Hand
 from services.engine.events import Acted, CardsDealt, CommunityCard, Drew, TimedOut
 from services.tournament import events as ev
 from services.tournament import load_structure
-from sim.scenario import Distribution
+from sim.distributions import Distribution
 from sim.tournament.accelerated import AcceleratedTournament
 from sim.tournament.profiles import DealingModel, PlayerProfile
 
