@@ -15,12 +15,19 @@ from pathlib import Path
 
 from grpc import StatusCode
 
+from services.engine import VARIANTS
+from services.table.convert import STRUCTURE_TO_PB
 from services.table.proto_gen import table_service_pb2 as pb
 
 PROTO = Path(__file__).resolve().parent.parent / "proto" / "tablestorm" / "v1" / "table_service.proto"
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]
 METHODS = tuple(method.name for method in SERVICE.methods)
 """Every RPC of the service, from its descriptor."""
+
+GAMES: dict[str, tuple[int, ...]] = {
+    code: tuple(sorted(STRUCTURE_TO_PB[s] for s in variant.structures)) for code, variant in VARIANTS.items()
+}
+"""Each game a table can be opened for and its structures (``pb.Structure`` numbers), from the engine's rows."""
 
 OK = StatusCode.OK
 INVALID = StatusCode.INVALID_ARGUMENT

@@ -40,9 +40,7 @@ async def table_ids(stub: rpc.TableServiceStub) -> list[str]:
     ids: list[str] = []
     page_token = ""
     while True:
-        page = await stub.ListTables(
-            pb.ListTablesRequest(page_size=100, page_token=page_token), timeout=CALL_TIMEOUT
-        )
+        page = await stub.ListTables(pb.ListTablesRequest(page_size=100, page_token=page_token), timeout=CALL_TIMEOUT)
         ids += [t.table_id for t in page.tables]
         page_token = page.next_page_token
         if not page_token:
@@ -65,8 +63,9 @@ def chips_in(welcome: pb.Welcome, events: Iterable[pb.Event]) -> int:
     return chips
 
 
-async def table_chips(stub: rpc.TableServiceStub, table_id: str) -> int | None:
-    """The chips at ``table_id`` through a spectator stream (None: the table is gone)."""
+async def first_sight(stub: rpc.TableServiceStub, table_id: str) -> pb.ServerMessage | None:
+    """A spectator's first message at ``table_id``: the Welcome and the running hand from its
+    start, one instant of the table (None: the table is gone)."""
     call = stub.Play()
     try:
         await call.write(pb.ClientMessage(hello=pb.Hello(table_id=table_id)))
@@ -80,16 +79,19 @@ async def table_chips(stub: rpc.TableServiceStub, table_id: str) -> int | None:
     if first is grpc.aio.EOF:  # it closed between ListTables and the Hello
         return None
     assert first.HasField("welcome"), f"table {table_id!r}: the first message is no Welcome"
-    return chips_in(first.welcome, first.events)
+    leaks = [found for e in first.events if (found := leak(e, 0)) is not None]
+    assert not leaks, leaks
+    message: pb.ServerMessage = first
+    return message
 
 
 async def chips_on_tables(stub: rpc.TableServiceStub) -> dict[str, int]:
     """Chips at every table the server hosts."""
     chips: dict[str, int] = {}
     for table_id in await table_ids(stub):
-        count = await table_chips(stub, table_id)
-        if count is not None:
-            chips[table_id] = count
+        first = await first_sight(stub, table_id)
+        if first is not None:
+            chips[table_id] = chips_in(first.welcome, first.events)
     return chips
 
 

@@ -39,7 +39,7 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
-from table_contract import ACT_RESULT_CODES, ALLOWED, METHODS, SERVICE, documented
+from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
 from table_invariants import CALL_TIMEOUT, chips_on_tables, errors, leak, seq_break, serving
 
 from services.table.host import HostLimits
@@ -52,15 +52,9 @@ MAX_TABLES = 8
 """A small server: table creation meets RESOURCE_EXHAUSTED soon, and every check stays cheap."""
 UNARY = tuple(m.name for m in SERVICE.methods if not m.client_streaming and not m.server_streaming)
 STREAMING = tuple(m.name for m in SERVICE.methods if m.client_streaming or m.server_streaming)
-REQUEST: dict[str, type[Message]] = {
-    m.name: message_factory.GetMessageClass(m.input_type) for m in SERVICE.methods
-}
+REQUEST: dict[str, type[Message]] = {m.name: message_factory.GetMessageClass(m.input_type) for m in SERVICE.methods}
 DESCRIPTORS: dict[str, Descriptor] = {m.name: m.input_type for m in SERVICE.methods}
-RESPONSE: dict[str, type[Message]] = {
-    m.name: message_factory.GetMessageClass(m.output_type) for m in SERVICE.methods
-}
-GAMES = {"7stud": (1, 2), "5stud": (1, 2), "7stud8": (1, 2), "7a5draw": (1, 2, 3)}
-"""Each game and the structures it may be played in (pb.Structure numbers)."""
+RESPONSE: dict[str, type[Message]] = {m.name: message_factory.GetMessageClass(m.output_type) for m in SERVICE.methods}
 SEAT_FIELDS = frozenset({"table_id", "seat"})
 DRAIN_NOW = ("--drain-seconds", "0")
 
@@ -402,7 +396,9 @@ def served_process() -> Iterator[Target]:
         assert process.stdout is not None
         ports = json.loads(process.stdout.readline())
         with asyncio.Runner() as runner:
-            target = Target(runner, f"127.0.0.1:{ports['grpc_port']}", f"http://127.0.0.1:{ports['metrics_port']}/metrics")
+            target = Target(
+                runner, f"127.0.0.1:{ports['grpc_port']}", f"http://127.0.0.1:{ports['metrics_port']}/metrics"
+            )
             target.run(target.populate())
             yield target
             runner.run(target.channel.close())
@@ -607,4 +603,3 @@ def test_fuzz_a_tablestorm_serve_process(count: int) -> None:
         fuzz_unary(target, count)
         fuzz_bytes(target, count)
         fuzz_play(target, count // 2)
-
