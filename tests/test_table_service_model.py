@@ -457,6 +457,22 @@ class TableServiceModel(RuleBasedStateMachine):
             assert end_code(old) == grpc.StatusCode.ABORTED, old.error
 
     @rule(which=index)
+    def look_back(self, which: int) -> None:
+        """SHOW-4: a seat's history shows it its own cards and nobody else's."""
+        chosen = pick(self.holdings(), which)
+        if chosen is None:
+            return
+        client, holding = chosen
+        assert client.stub is not None
+        request = pb.SeatRequest(table_id=holding.table_id, seat=holding.seat)
+        code, history, details = self.run(status_of(client.stub.GetHistory(request, metadata=token(holding.token))))
+        assert code == OK, (code, details)
+        # Only the hands the seat was dealt into, each as it saw them.
+        leaks = [found for hand in history.hands for e in hand.events if (found := leak(e, holding.seat)) is not None]
+        assert not leaks, leaks
+        event(f"history of {min(len(history.hands), 3)}+ hands")
+
+    @rule(which=index)
     def drop_stream(self, which: int) -> None:
         streaming = [(c, h) for c, h in self.holdings() if h.stream is not None]
         chosen = pick(streaming, which)
