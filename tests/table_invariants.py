@@ -16,6 +16,7 @@ from contextlib import contextmanager
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client.parser import text_string_to_metric_families
 
 from services.table.proto_gen import table_service_pb2 as pb
 from services.table.proto_gen import table_service_pb2_grpc as rpc
@@ -93,6 +94,17 @@ async def chips_on_tables(stub: rpc.TableServiceStub) -> dict[str, int]:
         if first is not None:
             chips[table_id] = chips_in(first.welcome, first.events)
     return chips
+
+
+def call_endings(exposition: str) -> dict[tuple[str, str], float]:
+    """The server's own count of finished calls by (method, status name), from its /metrics text
+    (``tablestorm_grpc_requests_total``): what it answered, whatever a client library reported."""
+    return {
+        (sample.labels["method"], sample.labels["code"]): sample.value
+        for family in text_string_to_metric_families(exposition)
+        for sample in family.samples
+        if sample.name == "tablestorm_grpc_requests_total"
+    }
 
 
 def leak(event: pb.Event, viewer: int) -> str | None:

@@ -38,9 +38,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from prometheus_client.parser import text_string_to_metric_families
 from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
-from table_invariants import CALL_TIMEOUT, chips_on_tables, errors, leak, seq_break, serving
+from table_invariants import CALL_TIMEOUT, call_endings, chips_on_tables, errors, leak, seq_break, serving
 
 from services.table.host import HostLimits
 from services.table.proto_gen import table_service_pb2 as pb
@@ -196,7 +195,7 @@ Metadata = tuple[tuple[str, str], ...] | None
 
 
 @dataclass
-class Stream:
+class StreamRead:
     """What one fuzzed Play stream read: messages until it ended, and the status it ended with."""
 
     welcome: pb.Welcome | None = None
@@ -269,17 +268,21 @@ class Target:
         elif method == "StandUp":
             self.cashed_out += reply.chips
 
-    async def play(self, method: str, messages: Sequence[bytes], metadata: Metadata, viewer: int) -> Stream:
-        """A stream that writes ``messages``, then a Ping; it must answer that Ping or end with a
-        documented status. Returns what it read (the caller closes it early or half-closes it)."""
+    async def play(
+        self, method: str, messages: Sequence[bytes], metadata: Metadata, viewer: int, ending: str = "ping"
+    ) -> StreamRead:
+        """A stream that writes ``messages``, then ends as ``ending`` says: ``"ping"``, a Ping it must
+        answer (or have ended with a documented status) before the client leaves; ``"half-close"``,
+        the same after the client is done writing; ``"cancel"``, the client leaves at once, whatever
+        is still in flight. Returns what the stream read."""
         call = self._streams[method](metadata=metadata)
-        stream = Stream()
+        stream = StreamRead()
         reader = asyncio.ensure_future(_read(call, stream))
         nonce = next(self._ids)
         ping = pb.ClientMessage(ping=pb.Ping(nonce=nonce)).SerializeToString()
         write_failed = False
         try:
-            for message in [*messages, ping]:
+            for message in [*messages, ping] if ending != "cancel" else messages:
                 if reader.done():
                     break
                 try:
@@ -287,9 +290,11 @@ class Target:
                 except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
                     write_failed = True  # it ended: the reader has its status
                     break
-            while not reader.done() and nonce not in stream.pongs:
+            while ending != "cancel" and not reader.done() and nonce not in stream.pongs:
                 stream.changed.clear()
                 await asyncio.wait_for(stream.changed.wait(), CALL_TIMEOUT)
+            if ending == "half-close" and not reader.done():
+                await call.done_writing()
         finally:
             call.cancel()
             await asyncio.gather(reader, return_exceptions=True)
@@ -320,14 +325,8 @@ class Target:
         assert sum(chips.values()) == self.bought - self.cashed_out, (chips, self.bought, self.cashed_out)
 
     async def statuses(self) -> dict[tuple[str, str], float]:
-        """``tablestorm_grpc_requests_total`` by method and code, from the server's /metrics."""
-        text = await asyncio.to_thread(_get, self.metrics_url)
-        return {
-            (sample.labels["method"], sample.labels["code"]): sample.value
-            for family in text_string_to_metric_families(text)
-            for sample in family.samples
-            if sample.name == "tablestorm_grpc_requests_total"
-        }
+        """How the server ended its calls, by method and status name, from its /metrics."""
+        return call_endings(await asyncio.to_thread(_get, self.metrics_url))
 
     async def populate(self) -> None:
         """Two tables, a stud and a draw game, three players each: hands run from the start."""
@@ -347,7 +346,7 @@ def _get(url: str) -> str:
     return text
 
 
-async def _read(call: Any, stream: Stream) -> None:
+async def _read(call: Any, stream: StreamRead) -> None:
     try:
         while (message := await call.read()) is not grpc.aio.EOF:
             if message.HasField("welcome"):
@@ -568,7 +567,8 @@ def fuzz_play(target: Target, count: int) -> None:
         messages = [data.draw(client_message(target, seat, first.turn)) for _ in range(data.draw(st.integers(0, 8)))]
         if data.draw(st.booleans()):
             messages.insert(0, hello)
-        target.run(target.play("Play", messages, metadata, seat.seat))
+        ending = data.draw(st.sampled_from(("ping", "half-close", "cancel")), label="ending")
+        target.run(target.play("Play", messages, metadata, seat.seat, ending))
         target.run(target.check())
 
     example()
