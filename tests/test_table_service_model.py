@@ -158,6 +158,7 @@ class SeatCall(NamedTuple):
 
 
 async def status_of(call: Any) -> tuple[grpc.StatusCode, Any, str]:
+    """A call's status, reply (None unless OK) and details: every rule states what it expects."""
     try:
         reply = await call
     except grpc.aio.AioRpcError as exc:
@@ -170,6 +171,9 @@ def end_code(stream: Stream) -> grpc.StatusCode:
 
 
 class TableServiceModel(RuleBasedStateMachine):
+    """The server, its ledger and its clients, with what the model expects each client to hold;
+    each rule is something clients (or a crash) do, each invariant what must hold after it."""
+
     def __init__(self) -> None:
         super().__init__()
         self.runner = asyncio.Runner()
@@ -381,14 +385,14 @@ class TableServiceModel(RuleBasedStateMachine):
         client, holding, table, before, dealt, code, reply, details = done
         request = pb.SeatRequest(table_id=holding.table_id, seat=holding.seat)
         allowed = {PRECONDITION} if dealt else {OK}
-        if dealt and table.short_clock:
-            allowed.add(OK)  # the clock may end the hand first
+        if table.short_clock:  # the clock may end the hand first, and the next may deal the seat in
+            allowed = {OK, PRECONDITION}
         assert code in allowed, (code, details, before.state)
         event(f"stand up: {code.name}")
         if code == PRECONDITION:
             assert "dealt into hand" in details, details
             return
-        if not dealt:
+        if not table.short_clock:  # nothing moved since the snapshot: it cashes out that stack
             assert reply.chips == before.stack(holding.seat), (reply, before.state)
         client.cashed_out += reply.chips
         del client.holdings[holding.table_id]
@@ -426,8 +430,8 @@ class TableServiceModel(RuleBasedStateMachine):
         client, holding, table, before, dealt, code, reply, details = done
         broke = before.stack(holding.seat) == 0
         allowed = {OK} if broke and not dealt and not table.closing else {PRECONDITION}
-        if dealt and table.short_clock and not table.closing:
-            allowed.add(OK)  # the clock may end the hand first, and the seat may have lost it all
+        if table.short_clock and not table.closing:
+            allowed = {OK, PRECONDITION}  # hands may end and start since the snapshot
         assert code in allowed, (code, details, before.state)
         event(f"rebuy: {code.name}{' (broke)' if broke else ''}")
         if code == OK:
