@@ -460,6 +460,76 @@ class TableServiceModel(RuleBasedStateMachine):
             self.run(old.until_end())
             assert end_code(old) == grpc.StatusCode.ABORTED, old.error
 
+    @rule(which=index, seat=index)
+    def two_take_one_seat(self, which: int, seat: int) -> None:
+        """Two clients ask for the same free seat at once: exactly one gets it."""
+        table = pick(self.open_tables(), which)
+        if table is None or table.closing:
+            return
+        free = [s for s in range(1, table.max_seats + 1) if s not in table.seats]
+        rivals = [c for c in self.clients if table.table_id not in c.holdings][:2]
+        if not free or len(rivals) < 2:
+            return
+        seat_no = pick(free, seat)
+        requests = [
+            pb.SitDownRequest(table_id=table.table_id, seat=seat_no, player_id=f"{c.name}-{next(self.ids)}")
+            for c in rivals
+        ]
+
+        async def race() -> list[tuple[grpc.StatusCode, Any, str]]:
+            return await asyncio.gather(*(status_of(c.stub.SitDown(r)) for c, r in zip(rivals, requests, strict=True)))  # type: ignore[union-attr]
+
+        answers = self.run(race())
+        assert sorted(code.name for code, _, _ in answers) == ["ALREADY_EXISTS", "OK"], answers
+        event("two took one seat")
+        winner = next(k for k, (code, _, _) in enumerate(answers) if code == OK)
+        client, reply = rivals[winner], answers[winner][1]
+        table.seats[seat_no] = requests[winner].player_id
+        client.bought += table.posted_buy_in
+        client.holdings[table.table_id] = Holding(
+            table.table_id,
+            seat_no,
+            requests[winner].player_id,
+            reply.seat_token,
+            reply.resume_after_seq,
+            self.generation,
+        )
+
+    @rule(which=index, method=st.sampled_from(("StandUp", "Rebuy")))
+    def the_same_call_twice_at_once(self, which: int, method: str) -> None:
+        """A seat's StandUp (or Rebuy) sent twice at once is applied once at most: no double cash-out."""
+        chosen = pick(self.holdings(), which)
+        if chosen is None:
+            return
+        client, holding = chosen
+        table = self.table(holding.table_id)
+        request = pb.SeatRequest(table_id=holding.table_id, seat=holding.seat)
+        assert client.stub is not None
+        stub = client.stub
+
+        async def twice() -> list[tuple[grpc.StatusCode, Any, str]]:
+            calls = [getattr(stub, method)(request, metadata=token(holding.token)) for _ in range(2)]
+            return await asyncio.gather(*(status_of(call) for call in calls))
+
+        answers = self.run(twice())
+        done = [reply for code, reply, _ in answers if code == OK]
+        assert len(done) <= 1, answers
+        event(f"{method} twice: {sorted(code.name for code, _, _ in answers)}")
+        if not done:
+            assert {code for code, _, _ in answers} == {PRECONDITION}, answers
+            return
+        if method == "Rebuy":
+            client.bought += done[0].stack
+            return
+        client.cashed_out += done[0].chips
+        del client.holdings[holding.table_id]
+        del table.seats[holding.seat]
+        table.gone = table.closing and not table.seats
+        other = next(code for code, _, _ in answers if code != OK)
+        assert other in ({NOT_FOUND, UNAUTHENTICATED} if table.gone else {UNAUTHENTICATED}), answers
+        if holding.stream is not None:
+            self.run(holding.stream.until_end())
+
     @rule(which=index)
     def look_back(self, which: int) -> None:
         """SHOW-4: a seat's history shows it its own cards and nobody else's."""
