@@ -70,6 +70,7 @@ server did in between, as Hypothesis requires."""
 
 
 def pick(values: Sequence[Any], i: int) -> Any:
+    """The ``i``-th of ``values`` round the list (None if there are none)."""
     return values[i % len(values)] if values else None
 
 
@@ -111,6 +112,8 @@ class Holding:
 
 @dataclass
 class Client:
+    """One client on its own channel: the seats it holds, the chips it bought and cashed out."""
+
     name: str
     holdings: dict[str, Holding] = field(default_factory=dict)
     bought: int = 0
@@ -121,6 +124,8 @@ class Client:
 
 @dataclass
 class Table:
+    """A table as the model knows it: who sits where, whether it is closing or gone."""
+
     table_id: str
     posted_buy_in: int
     max_seats: int
@@ -477,7 +482,11 @@ class TableServiceModel(RuleBasedStateMachine):
         ]
 
         async def race() -> list[tuple[grpc.StatusCode, Any, str]]:
-            return await asyncio.gather(*(status_of(c.stub.SitDown(r)) for c, r in zip(rivals, requests, strict=True)))  # type: ignore[union-attr]
+            calls = []
+            for client, request in zip(rivals, requests, strict=True):
+                assert client.stub is not None
+                calls.append(status_of(client.stub.SitDown(request)))
+            return await asyncio.gather(*calls)
 
         answers = self.run(race())
         assert sorted(code.name for code, _, _ in answers) == ["ALREADY_EXISTS", "OK"], answers
@@ -771,10 +780,10 @@ def run_model(examples: int, steps: int) -> None:
     )
 
 
-def test_the_table_service_keeps_the_model_s_state() -> None:  # TABLE-1, CLOCK-2, CLOCK-3
+def test_the_table_service_keeps_the_model_s_state() -> None:  # TABLE-1, CLOCK-2, CLOCK-3, SHOW-4
     run_model(examples=8, steps=30)
 
 
 @pytest.mark.slow
-def test_the_table_service_keeps_the_model_s_state_long() -> None:  # TABLE-1, CLOCK-2, CLOCK-3
+def test_the_table_service_keeps_the_model_s_state_long() -> None:  # TABLE-1, CLOCK-2, CLOCK-3, SHOW-4
     run_model(examples=80, steps=60)
