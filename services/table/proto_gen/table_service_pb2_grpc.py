@@ -84,6 +84,31 @@ class TableServiceStub:
                 request_serializer=tablestorm_dot_v1_dot_table__service__pb2.ActRequest.SerializeToString,
                 response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.ActResult.FromString,
                 _registered_method=True)
+        self.SeatPlayer = channel.unary_unary(
+                '/tablestorm.v1.TableService/SeatPlayer',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatPlayerRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SitDownResponse.FromString,
+                _registered_method=True)
+        self.RemovePlayer = channel.unary_unary(
+                '/tablestorm.v1.TableService/RemovePlayer',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.StandUpResponse.FromString,
+                _registered_method=True)
+        self.AddChips = channel.unary_unary(
+                '/tablestorm.v1.TableService/AddChips',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.AddChipsRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+                _registered_method=True)
+        self.SetAway = channel.unary_unary(
+                '/tablestorm.v1.TableService/SetAway',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SetAwayRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+                _registered_method=True)
+        self.DealHand = channel.unary_unary(
+                '/tablestorm.v1.TableService/DealHand',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.DealHandRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.HandResult.FromString,
+                _registered_method=True)
         self.GetHistory = channel.unary_unary(
                 '/tablestorm.v1.TableService/GetHistory',
                 request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.SerializeToString,
@@ -174,6 +199,50 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SeatPlayer(self, request, context):
+        """Director calls (tournament tables only; "x-director-token": missing UNAUTHENTICATED, wrong
+        PERMISSION_DENIED; on a cash table FAILED_PRECONDITION).
+        Seat a player with the chips it carries (between hands, or into an empty seat during a hand:
+        dealt in from the next one); returns the player's seat token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemovePlayer(self, request, context):
+        """Take a player off the table (moved, the table broken, eliminated); returns its stack. Refused
+        while the seat is dealt into the running hand. The player's token dies; its stream ends OK.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddChips(self, request, context):
+        """A rebuy or an add-on (TOURN-10), between the player's hands.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetAway(self, request, context):
+        """TOURN-7: away (dealt in, posting, folded or checked at once on its turns) or back. A player
+        comes back by itself with SitIn; SitOut marks it away.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DealHand(self, request, context):
+        """Deal hand `hand_number` (the table's last + 1) with `stakes` (TOURN-1: the level in force) and
+        answer when it is over. The table deals nothing until told: the director's holds (balancing,
+        hand-for-hand, breaks) are deals not asked for. Asking again for the hand just played returns
+        its result again (a retry after a lost answer); any other number is FAILED_PRECONDITION.
+        UNAVAILABLE if the server shuts down meanwhile (the hand is voided: HandResult.voided).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetHistory(self, request, context):
         """SHOW-4: the seat's last 50 hands, as that player was allowed to see them.
         """
@@ -250,6 +319,31 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.ActRequest.FromString,
                     response_serializer=tablestorm_dot_v1_dot_table__service__pb2.ActResult.SerializeToString,
+            ),
+            'SeatPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.SeatPlayer,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatPlayerRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.SitDownResponse.SerializeToString,
+            ),
+            'RemovePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemovePlayer,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.StandUpResponse.SerializeToString,
+            ),
+            'AddChips': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddChips,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.AddChipsRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.SerializeToString,
+            ),
+            'SetAway': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAway,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SetAwayRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.SerializeToString,
+            ),
+            'DealHand': grpc.unary_unary_rpc_method_handler(
+                    servicer.DealHand,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.DealHandRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.HandResult.SerializeToString,
             ),
             'GetHistory': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHistory,
@@ -532,6 +626,141 @@ class TableService:
             '/tablestorm.v1.TableService/Act',
             tablestorm_dot_v1_dot_table__service__pb2.ActRequest.SerializeToString,
             tablestorm_dot_v1_dot_table__service__pb2.ActResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SeatPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/SeatPlayer',
+            tablestorm_dot_v1_dot_table__service__pb2.SeatPlayerRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.SitDownResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemovePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/RemovePlayer',
+            tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.StandUpResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddChips(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/AddChips',
+            tablestorm_dot_v1_dot_table__service__pb2.AddChipsRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetAway(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/SetAway',
+            tablestorm_dot_v1_dot_table__service__pb2.SetAwayRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DealHand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/DealHand',
+            tablestorm_dot_v1_dot_table__service__pb2.DealHandRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.HandResult.FromString,
             options,
             channel_credentials,
             insecure,
