@@ -1,9 +1,9 @@
 """Prometheus metrics of one table server.
 
 Each server owns its :class:`~prometheus_client.CollectorRegistry` (never the global one), so tests
-and benchmarks can run several servers in one process. Labels are bounded sets (game, action kind,
-timeout outcome, RPC method and code, stream direction): never a table or player id, whose
-cardinality would grow with the load being measured.
+and benchmarks can run several servers in one process. Labels are bounded sets (game, table kind,
+action kind, timeout outcome, RPC method and code, stream direction): never a table or player id,
+whose cardinality would grow with the load being measured.
 """
 
 from __future__ import annotations
@@ -48,7 +48,16 @@ class Metrics:
         self.raise_caps = Counter(
             "tablestorm_raise_caps", "Betting rounds that reached the cap (BET-2).", registry=r
         )
+        self.hands_by_kind = Counter(
+            "tablestorm_hands_by_kind",
+            "Hands played to the end, by table kind (cash, tournament).",
+            ["kind"],
+            registry=r,
+        )
         self.tables_live = Gauge("tablestorm_tables_live", "Tables hosted.", registry=r)
+        self.tables_by_kind = Gauge(
+            "tablestorm_tables_by_kind", "Tables hosted, by kind (cash, tournament).", ["kind"], registry=r
+        )
         self.seats_live = Gauge("tablestorm_seats_live", "Occupied seats.", registry=r)
         self.streams_live = Gauge("tablestorm_streams_live", "Open Play streams.", registry=r)
         self.stream_messages = Counter(

@@ -150,7 +150,8 @@ class TableServiceServicer:
         hand in progress plays out; the table closes (leaves the server, its id is free again) as
         soon as the last player stands up, at once if nobody is seated. Never refused for a live
         table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
-        them as usual).
+        them as usual). A tournament table closes as soon as no hand is running, players seated or
+        not (their chips are the director's to account for): their streams end OK.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -237,7 +238,8 @@ class TableServiceServicer:
         answer when it is over. The table deals nothing until told: the director's holds (balancing,
         hand-for-hand, breaks) are deals not asked for. Asking again for the hand just played returns
         its result again (a retry after a lost answer); any other number is FAILED_PRECONDITION.
-        UNAVAILABLE if the server shuts down meanwhile (the hand is voided: HandResult.voided).
+        UNAVAILABLE if the server shuts down meanwhile: the hand is voided, every stack back to its
+        start (the table's HandVoided event). A client that cancels the call does not stop the hand.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
