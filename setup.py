@@ -1,9 +1,13 @@
-"""Build hook: compile the engine's hot modules with mypyc.
+"""Build hooks: compile the engine's hot modules with mypyc; ship the Prometheus configuration.
 
 The modules stay plain, type-checked Python: without compilation (``TABLESTORM_COMPILE=0``, or
 where no C compiler exists) they run interpreted with identical behaviour, only about half as
 fast. A compiled build records the hash of each source it compiled so that the engine refuses
 to import a compiled module older than its source (see ``services/engine/_compiled.py``).
+
+``deploy/prometheus/`` is what operators deploy and what ``tablestorm load --prometheus`` runs;
+the build copies it into the package as ``sim/_deploy/prometheus/`` (``sim/resources.py`` finds
+it there, or in a source checkout where it is), so that it has one source and ships in the wheel.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 COMPILED = [
@@ -38,4 +43,18 @@ def _ext_modules() -> list[object]:
     return list(mypycify(COMPILED, opt_level="3"))
 
 
-setup(ext_modules=_ext_modules())
+PROMETHEUS = ROOT / "deploy" / "prometheus"
+
+
+class BuildPy(build_py):
+    """build_py, plus deploy/prometheus/*.yml as data of the sim package."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "sim" / "_deploy" / "prometheus"
+        self.mkpath(str(target))
+        for config in sorted(PROMETHEUS.glob("*.yml")):
+            self.copy_file(str(config), str(target / config.name))
+
+
+setup(ext_modules=_ext_modules(), cmdclass={"build_py": BuildPy})

@@ -104,6 +104,10 @@ class TableHostActor:
         Leaving players then wait for one hand at most, and no hand outlives them to be voided."""
         await self._host().close_all()
 
+    async def cash_out_all(self) -> tuple[int, int]:
+        """Stand up every player still seated (after :meth:`drain`); returns (seats, chips)."""
+        return await self._host().cash_out_all()
+
     async def drain(self, seconds: float) -> tuple[int, int]:
         """Stop accepting seats, let hands finish for ``seconds``, void the rest (exact refunds)."""
         report = await self._host().drain(seconds)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_PATTERN = re.compile(r"(kill-host|kill-fleet)(?:@(\d+(?:\.\d+)?)s?)?")
+_PATTERN = re.compile(r"(kill-host|kill-fleet)@(\d+(?:\.\d+)?)s?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,11 @@ class ChaosEvent:
 
     @classmethod
     def parse(cls, text: str) -> ChaosEvent:
+        """``kill-host@20s`` or ``kill-fleet@7.5``: the time is required (an event "at 0 s" by
+        omission would fire before the load has started)."""
         match = _PATTERN.fullmatch(text.strip())
         if match is None:
-            raise ValueError(f"--chaos: expected kill-host@SECONDS or kill-fleet@SECONDS, got {text!r}")
-        return cls(match.group(1), float(match.group(2) or 0.0))
+            raise ValueError(
+                f"--chaos: expected kill-host@SECONDS or kill-fleet@SECONDS (e.g. kill-host@20s), got {text!r}"
+            )
+        return cls(match.group(1), float(match.group(2)))

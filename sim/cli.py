@@ -2,6 +2,11 @@
 
 Subcommands import their modules lazily so that ``tablestorm --help`` stays instant and
 a job never pays for the dependencies of another (Ray, gRPC).
+
+Exit status, for every subcommand: 0 the job ran and passed; 1 it ran and a check failed (a
+threshold, the chip count, a replayed hand's recorded stacks); 2 it did not run: a flag, a
+scenario or a file is wrong, or something it needs could not be reached or bound (a Ray address,
+Prometheus, a port). Status 2 always comes with a one-line message naming the flag or field.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+from .cluster import CONNECT_TIMEOUT_S
+from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, Bound, flag
 
 if TYPE_CHECKING:
     from services.engine import Hand
@@ -22,12 +30,51 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablestorm",
         description="Poker load and tournament simulation: gRPC table services, bot fleets on Ray, "
-        "Prometheus metrics.",
+        "Prometheus metrics. Rule IDs in the help texts (CLOCK-1, TABLE-2) are those of docs/rules.md.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in _REGISTRARS:
         register(sub)
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (its metadata, not a copy of the number)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tablestorm")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+def _check_serve(args: argparse.Namespace) -> None:
+    """What ``tablestorm serve`` needs, checked before the server starts: InputError (a bad flag)
+    or ListenError (a port in use), each naming the flag."""
+    from .inputs import InputError
+    from .listen import check_port
+
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise InputError("--tls-cert and --tls-key go together")
+    for name, value in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
+        if value is None:
+            continue
+        try:
+            with open(value, "rb") as handle:
+                pem = handle.read()
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read {value}: {exc.strerror}") from None
+        if b"-----BEGIN " not in pem:
+            raise InputError(f"{name}: {value} is not a PEM file")
+    check_port(args.host, args.port, "--port")
+    if args.metrics_port is not None:
+        if args.metrics_port == args.port != 0:
+            raise InputError(f"--metrics-port: {args.metrics_port} is the gRPC port (--port) too")
+        check_port(args.host, args.metrics_port, "--metrics-port")
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -36,8 +83,12 @@ def _serve(args: argparse.Namespace) -> int:
     from services.table.host import HostLimits
     from services.table.server import ServerConfig, run
 
-    if (args.tls_cert is None) != (args.tls_key is None):
-        print("tablestorm serve: --tls-cert and --tls-key go together", file=sys.stderr)
+    from .inputs import InputError
+
+    try:
+        _check_serve(args)
+    except (InputError, OSError) as exc:
+        print(f"tablestorm serve: {exc}", file=sys.stderr)
         return 2
     config = ServerConfig(
         host=args.host,
@@ -52,19 +103,26 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``tablestorm serve``: host cash tables over gRPC (services/table, docs/table_service.md)."""
-    p = sub.add_parser("serve", help="run a gRPC table server", description=_register_serve.__doc__)
+    """``tablestorm serve``: host cash tables over gRPC (services/table, docs/table_service.md).
+
+    Exit status 0 after a graceful stop (SIGTERM, SIGINT); 2 when it cannot start: a bad flag, an
+    unreadable TLS file, a --host that is not this machine's, a port in use.
+    """
+    p = sub.add_parser("serve", help="run a gRPC table server", description=_register_serve.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=50051,
-                   help="gRPC port; 0 picks one (printed as JSON on stdout)")
-    p.add_argument("--metrics-port", type=int, default=None, help="Prometheus port; 0 picks one; unset: none")
+    p.add_argument("--port", type=flag(PORT), default=50051,
+                   help="gRPC port 0-65535; 0 picks one (printed as JSON on stdout)")
+    p.add_argument("--metrics-port", type=flag(PORT), default=None,
+                   help="Prometheus port 0-65535; 0 picks one; unset: none")
     p.add_argument("--tls-cert", help="PEM certificate chain (with --tls-key): serve TLS")
     p.add_argument("--tls-key", help="PEM private key")
-    p.add_argument("--max-tables", type=int, default=1000, help="tables hosted at most (default 1000)")
-    p.add_argument("--hand-pause", type=float, default=0.0, help="seconds between hands (default 0)")
-    p.add_argument("--drain-seconds", type=float, default=10.0,
+    p.add_argument("--max-tables", type=flag(COUNT), default=1000, help="tables hosted at most (default 1000)")
+    p.add_argument("--hand-pause", type=flag(NON_NEGATIVE), default=0.0, help="seconds between hands (default 0)")
+    p.add_argument("--drain-seconds", type=flag(NON_NEGATIVE), default=10.0,
                    help="at SIGTERM, how long running hands may finish before they are voided (default 10)")
-    p.add_argument("--log-level", default="info", help="debug, info, warning, error (JSON lines on stderr)")
+    p.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS,
+                   help="JSON lines on stderr from this level up (default info)")
     p.set_defaults(handler=_serve)
 
 
@@ -161,26 +219,6 @@ def _register_replay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.set_defaults(handler=_replay)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
-    return value
-
-
 def _simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import json
     import random
@@ -190,6 +228,10 @@ def _simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from services.engine.events import Acted, HandEnded, PotsFormed, TimedOut
     from sim.random_play import benchmark_policy, play_random_hand, random_action
 
+    if args.policy != "benchmark":
+        given = [name for name, value in (("--fold", args.fold), ("--raise", args.raise_)) if value is not None]
+        if given:
+            parser.error(f"argument {given[0]}: applies to --policy benchmark only")
     variant = variant_named(args.game)
     structure = Structure(args.structure) if args.structure else Structure.FIXED_LIMIT
     if structure not in variant.structures:
@@ -205,7 +247,11 @@ def _simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as exc:
         parser.error(f"argument --small-bet: {exc}")
     stack = args.stack if args.stack is not None else options.posted_buy_in
-    policy = benchmark_policy(args.fold, args.raise_) if args.policy == "benchmark" else random_action
+    policy = (
+        benchmark_policy(_or(args.fold, DEFAULT_FOLD), _or(args.raise_, DEFAULT_RAISE))
+        if args.policy == "benchmark"
+        else random_action
+    )
     rng = random.Random(args.seed)
     counts = {"actions": 0, "timeouts": 0, "showdowns": 0, "uncontested": 0, "all_ins": 0, "side_pots": 0}
     started = time.perf_counter()
@@ -249,6 +295,13 @@ def _simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+DEFAULT_FOLD, DEFAULT_RAISE = 0.15, 0.25
+"""--policy benchmark: the chances to fold to a bet and to bet or raise when open."""
+
 _GAMES = ("7stud", "7stud8", "5stud", "7a5draw")
 """services.engine.VARIANTS' codes, spelled out so that building the parser imports no engine code."""
 _STRUCTURES = ("fixed_limit", "pot_limit", "no_limit")
@@ -265,93 +318,79 @@ def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser])
                        description=_register_simulate.__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=_GAMES, help="the game")
-    p.add_argument("--players", type=_positive_int, default=None,
+    p.add_argument("--players", type=flag(COUNT), default=None,
                    help="players dealt in (default 6, or the game's maximum if lower)")
-    p.add_argument("--hands", type=_positive_int, default=1000, help="hands to play (default 1000)")
-    p.add_argument("--seed", type=int, default=None, help="make the run reproducible")
+    p.add_argument("--hands", type=flag(COUNT), default=1000, help="hands to play (default 1000)")
+    p.add_argument("--seed", type=flag(SEED), default=None, help="make the run reproducible (TABLE-2)")
     p.add_argument("--structure", choices=_STRUCTURES, default=None,
                    help="betting structure (default fixed_limit; pot/no limit: 7a5draw only)")
     p.add_argument("--policy", choices=("random", "benchmark"), default="random",
                    help="random: uniform over legal actions; benchmark: fold/raise probabilities")
-    p.add_argument("--fold", type=_probability, default=0.15, metavar="P",
-                   help="benchmark: fold to a bet (default 0.15)")
-    p.add_argument("--raise", dest="raise_", type=_probability, default=0.25, metavar="P",
-                   help="benchmark: bet or raise when open (default 0.25)")
-    p.add_argument("--small-bet", type=_positive_int, default=2,
-                   help="stakes from the small bet, RULES.md defaults (default 2)")
-    p.add_argument("--stack", type=_positive_int, default=None, help="starting stack (default: the buy-in)")
-    p.add_argument("--timeout-rate", type=_probability, default=0.0, metavar="P",
+    p.add_argument("--fold", type=flag(PROBABILITY), default=None, metavar="P",
+                   help=f"benchmark only: fold to a bet (default {DEFAULT_FOLD})")
+    p.add_argument("--raise", dest="raise_", type=flag(PROBABILITY), default=None, metavar="P",
+                   help=f"benchmark only: bet or raise when open (default {DEFAULT_RAISE})")
+    p.add_argument("--small-bet", type=flag(COUNT), default=2,
+                   help="stakes from the small bet, the default stakes of docs/rules.md STUD-3 and DRAW-2 "
+                   "(default 2)")
+    p.add_argument("--stack", type=flag(COUNT), default=None, help="starting stack (default: the buy-in, TABLE-1)")
+    p.add_argument("--timeout-rate", type=flag(PROBABILITY), default=0.0, metavar="P",
                    help="chance each turn times out (CLOCK-2), default 0")
     p.set_defaults(handler=lambda args: _simulate(args, p))
 
 
 def _load(args: argparse.Namespace) -> int:
-    import dataclasses
     import json
-    from pathlib import Path
 
-    from sim.chaos import ChaosEvent
+    from sim import cluster
     from sim.driver import LoadTest
-    from sim.scenario import Distribution, ScenarioError, from_mapping, load
+    from sim.inputs import InputError
+    from sim.interruption import EXIT_STATUS, Interruption
+    from sim.load_args import check
+    from sim.prometheus import PrometheusError
 
     try:
-        scenario = load(args.scenario) if args.scenario else from_mapping({}, "defaults")
-    except ScenarioError as exc:
+        run = check(args)
+    except InputError as exc:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
-    overrides: dict[str, object] = {}
-    if args.bots is not None:
-        overrides.update(bots=args.bots, stages=(), arrival_rate=0.0)
-    for name in ("hosts", "fleets", "duration", "clock", "seed"):
-        value = getattr(args, name)
-        if value is not None:
-            overrides[{"duration": "duration_s", "clock": "clock_seconds"}.get(name, name)] = value
-    if args.think is not None:
-        overrides["think"] = Distribution("fixed", args.think)
-    if args.threshold:
-        overrides["thresholds"] = (*scenario.thresholds, *args.threshold)
-    scenario = dataclasses.replace(scenario, **overrides)  # type: ignore[arg-type]
-    if args.game is not None:
-        game = dataclasses.replace(scenario.games[0], game=args.game, weight=1.0)
-        try:
-            game.table_options(scenario.clock_seconds)
-        except ValueError as exc:
-            print(f"tablestorm load: --game: {exc}", file=sys.stderr)
-            return 2
-        scenario = dataclasses.replace(scenario, games=(game,))
-    try:
-        from sim.thresholds import parse
-
-        for expression in scenario.thresholds:
-            parse(expression)
-        chaos = tuple(ChaosEvent.parse(text) for text in args.chaos)
-    except ValueError as exc:
-        print(f"tablestorm load: {exc}", file=sys.stderr)
-        return 2
-    if args.prometheus:
+    if run.prometheus:
         import shutil
 
         if shutil.which("prometheus") is None:
             print("tablestorm load: --prometheus: the prometheus binary is not installed "
                   "(Debian: apt-get install prometheus)", file=sys.stderr)
             return 2
-    from sim.interruption import EXIT_STATUS, Interruption
-
-    out = Path(args.out)
+    try:  # connected here, within --connect-timeout: the run uses this Ray and leaves it to us
+        info = cluster.connect(run.address, timeout=args.connect_timeout)
+    except cluster.ClusterError as exc:
+        print(f"tablestorm load: {exc}", file=sys.stderr)
+        return 2
     interruption = Interruption()
-    test = LoadTest(scenario, out, address=args.address, chaos=chaos, prometheus=args.prometheus,
+    test = LoadTest(run.scenario, run.out, chaos=run.chaos, prometheus=run.prometheus,
                     interruption=interruption, command=args.command_line)
     try:
         result = test.run()
+    except PrometheusError as exc:
+        print(f"tablestorm load: --prometheus: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
         print("tablestorm load: interrupted before the load began: nothing was measured", file=sys.stderr)
         return EXIT_STATUS
+    finally:
+        if info.started_here:
+            cluster.disconnect()
     summary = result.summary
     print(json.dumps({k: summary[k] for k in (
         "bots", "duration_s", "hands", "actions", "hands_per_s", "actions_per_s", "latency_ms",
         "errors_total", "chips_conserved", "protocol_violations", "thresholds_ok", "interrupted",
     ) if k in summary}))
-    print(f"report: {result.files.get('report', out / 'report.html')}", file=sys.stderr)
+    print(f"report: {result.files.get('report', run.out / 'report.html')}", file=sys.stderr)
+    if run.junit is not None:
+        from sim.junit import write_junit
+
+        run.junit.parent.mkdir(parents=True, exist_ok=True)
+        write_junit(run.junit, summary["thresholds"], summary, suite=f"tablestorm load: {run.scenario.name}")
     if interruption.signal_name is not None:
         return EXIT_STATUS
     return 0 if result.ok and summary.get("chips_conserved") is not False else 1
@@ -360,25 +399,36 @@ def _load(args: argparse.Namespace) -> int:
 def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tablestorm load``: bots against table services on a Ray cluster, with live stats and a report.
 
-    With no --address a local Ray is started on 127.0.0.1 for the run and stopped after. The exit
-    status is 1 when a threshold fails or chips were not conserved (2 for bad arguments).
+    SCENARIO is a YAML file (docs/scenarios.md) or the name of an example shipped with tablestorm:
+    smoke, stud-ramp, draw-open, capacity-1s-think. Flags override the scenario's values and are
+    checked by the same rules. Without --address a new local Ray is started on 127.0.0.1 for the
+    run and stopped after (never one named by Ray's temp dir or RAY_ADDRESS). Exit status: 0 every
+    threshold held and the chips were conserved; 1 a threshold failed or chips were not conserved;
+    2 the run did not start (a bad flag or scenario, Ray or Prometheus out of reach).
     """
     p = sub.add_parser("load", help="load-test table services with bot fleets on Ray",
-                       description=_register_load.__doc__)
-    p.add_argument("scenario", nargs="?", help="scenario YAML file (see sim/scenarios/)")
-    p.add_argument("--bots", type=_positive_int, help="bots (closed model, no ramp)")
-    p.add_argument("--hosts", type=_positive_int, help="table host actors")
-    p.add_argument("--fleets", type=_positive_int, help="bot fleet actors")
-    p.add_argument("--game", help="7stud, 7stud8, 5stud or 7a5draw (replaces the scenario's game mix)")
-    p.add_argument("--duration", type=float, help="seconds of load")
+                       description=_register_load.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help="scenario file or example name (default: the defaults of docs/scenarios.md)")
+    p.add_argument("--bots", type=int, help="bots (closed model, no ramp)")
+    p.add_argument("--hosts", type=int, help="table host actors")
+    p.add_argument("--fleets", type=int, help="bot fleet actors")
+    p.add_argument("--game", choices=_GAMES, help="play this game only (with the scenario's first game's stakes)")
+    p.add_argument("--duration", type=float, help="seconds of load (at least 1)")
     p.add_argument("--think", type=float, help="bot think time in seconds (fixed)")
-    p.add_argument("--clock", type=float, help="action clock seconds (CLOCK-1)")
+    p.add_argument("--clock", type=float, help="action clock seconds (CLOCK-1; its limits: clock_seconds in "
+                   "docs/scenarios.md)")
     p.add_argument("--seed", type=int, help="seed the deals and bots (TABLE-2)")
     p.add_argument("--threshold", action="append", default=[], help="e.g. 'p99_ms<100' (repeatable)")
-    p.add_argument("--chaos", action="append", default=[], help="kill-host@20s or kill-fleet@20s (repeatable)")
+    p.add_argument("--chaos", action="append", default=[],
+                   help="kill-host@SECONDS or kill-fleet@SECONDS, before the run's end (repeatable)")
     p.add_argument("--prometheus", action="store_true", help="start Prometheus on 127.0.0.1 for the run")
     p.add_argument("--out", default="out/load", help="directory for summary.json, history.csv, report.html")
-    p.add_argument("--address", help="join a Ray cluster: auto or HOST:PORT (default: start a local one)")
+    p.add_argument("--junit", metavar="FILE", help="also write the gates as JUnit XML (a test case per threshold)")
+    p.add_argument("--address", help="join a Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
+                   "(default: start a local one)")
+    p.add_argument("--connect-timeout", type=flag(Bound(minimum=1)), default=CONNECT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"give up joining --address after this long (default {CONNECT_TIMEOUT_S:g})")
     p.set_defaults(handler=_load)
 
 

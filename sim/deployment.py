@@ -178,11 +178,16 @@ class Deployment:
                 dead.append(fleet_id)
         return reports, dead
 
-    def broadcast(self, actors: Mapping[str, Any], method: str, *args: Any) -> list[Any]:
-        """Call ``method`` on every actor of ``actors`` and return the answers of those alive."""
+    def broadcast(
+        self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float | None = None
+    ) -> list[Any]:
+        """Call ``method`` on every actor of ``actors`` and return the answers of those alive and,
+        with ``timeout`` (seconds), done by then (the others are left to finish unattended)."""
         ray = self.ray
+        refs = [getattr(handle, method).remote(*args) for handle in actors.values()]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)
         answers = []
-        for ref in [getattr(handle, method).remote(*args) for handle in actors.values()]:
+        for ref in ready:
             with contextlib.suppress(ray.exceptions.RayActorError):  # the dead are found elsewhere
                 answers.append(ray.get(ref))
         return answers

@@ -7,8 +7,11 @@ rebuilds dead hosts' tables elsewhere from the ledger, and merges the fleets' st
 view; nothing in a tick waits for a hand to end (leaving bots stand up in their fleets). At the end
 comes the wind-down: it closes every table (no new hand is dealt; the running one plays out), stops
 the bots (each answers its turns at once and stands up when its hand is over), then drains the
-hosts (a hand still running, normally none, is voided with an exact refund); it counts the chips by
-the ledger and writes summary.json, history.csv and report.html.
+hosts (a hand still running, normally none, is voided with an exact refund) and has each host stand
+up whoever is still seated (a bot that could not leave within the wind-down's budget, the bots'
+``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends cashed out or refunded even
+past the saturation point; it counts the chips by the ledger and writes summary.json, history.csv
+and report.html (a run that saturated says so: :mod:`sim.saturation`).
 
 What counts as an error (``errors`` by kind, ``errors_total``, the ``errors==0`` threshold): every
 fault of the system under test, in the load and in the wind-down alike. That is a call that fails,
@@ -23,11 +26,11 @@ that came after the clock or the hand's end (``late_actions``), a Rebuy refused 
 and a leaving bot's call waiting its turn (at its fleet's leave gate or a busy host) within
 ``stop_timeout``.
 
-``wind_down`` in summary.json: its ``seconds``, the ``hands`` and ``actions`` played out after the
-load (kept out of the load's rates), its ``errors`` (already in ``errors``), and
-``chips_left_at_tables``: chips of players who did not stand up. ``hands_voided_at_end`` counts the
-hands the drain voided. A clean end has all three at zero: no error, nobody left seated, nothing
-voided.
+``wind_down`` in summary.json: its ``seconds`` (and ``budget_s``, ``within_budget``), the ``hands``
+and ``actions`` played out after the load (kept out of the load's rates), its ``errors`` (already in
+``errors``), ``seats_stood_up_by_hosts`` (bots that had not left in time) and
+``chips_left_at_tables`` (0 unless a host died at the very end). ``hands_voided_at_end`` counts the
+hands the drain voided. A clean end has no error, nobody stood up by a host, nothing voided.
 
 The parts: :mod:`sim.deployment` (the registry, hosts and fleets on Ray, spread by
 :mod:`sim.placement`), :mod:`sim.seat_pool` (the cash tables and who plays which seat),
@@ -57,6 +60,7 @@ from .live import LiveView
 from .recovery import rebuild_tables
 from .report import write_report
 from .reporting.meta import run_metadata
+from .saturation import SaturationWatch
 from .scenario import Scenario
 from .seat_pool import Occupant, SeatPool
 from .shaping import LoadShape
@@ -64,6 +68,9 @@ from .stats import RunStats
 from .summary import LoadRunFacts, WindDown, build_summary, merge_buckets
 
 __all__ = ["LoadTest", "RunResult", "RunState"]
+
+WIND_DOWN_SLACK_S = 15.0
+"""The wind-down's budget beyond the bots' ``stop_timeout``: their fleets' last calls and replies."""
 
 
 @dataclass(slots=True)
@@ -102,6 +109,7 @@ class RunState:
     """The load's stats while the wind-down counts into ``stats`` apart."""
     processing: list[tuple[float, float]] = field(default_factory=list)
     """The hosts' processing-time histogram at the end of the load (merged)."""
+    saturation: SaturationWatch = field(default_factory=SaturationWatch)
 
     @property
     def bots_online(self) -> int:
@@ -245,7 +253,8 @@ class LoadTest:
             self._check_hosts(state)
             self._collect(state)
             state.bots_online_series[second] = state.bots_online
-            live.update(state.stats, elapsed, bots_online=state.bots_online)
+            state.saturation.update(state.stats, state.bots_online_series, elapsed)
+            live.update(state.stats, elapsed, bots_online=state.bots_online, saturated=state.saturation.now)
             if self.on_second is not None:
                 self.on_second(second, state)
             second += 1
@@ -401,11 +410,15 @@ class LoadTest:
         # docstring) and count with the run's.
         state.load_stats, state.stats = state.stats, RunStats()
         wind_down_started = time.time()
+        budget = self.bot_config["stop_timeout"] + WIND_DOWN_SLACK_S
         deployment.broadcast(deployment.hosts, "close_tables")
-        deployment.broadcast(deployment.fleets, "stop_all")
+        left = len(deployment.fleets) - len(deployment.broadcast(deployment.fleets, "stop_all", timeout=budget))
         self._collect(state)
         self._check_hosts(state)
         drained = deployment.broadcast(deployment.hosts, "drain", 0.0)
+        # Whoever is still seated (a bot that could not stand up in time, a fleet that died) is
+        # stood up by its table's server, so every seat ends cashed out or refunded.
+        cashed = deployment.broadcast(deployment.hosts, "cash_out_all")
         wind_down, state.stats, state.load_stats = state.stats, state.load_stats, None
         for second, window in wind_down.series.items():
             for kind, count in window.errors.items():
@@ -420,6 +433,10 @@ class LoadTest:
             actions=wind_down.actions,
             errors=wind_down.errors,
             chips_left_at_tables=chips.on_tables,
+            seats_stood_up_by_hosts=sum(seats for seats, _ in cashed),
+            chips_paid_by_hosts=sum(paid for _, paid in cashed),
+            budget_s=budget,
+            fleets_late=left,
         )
         return self._report(
             state, duration, wind_down=end, voided_at_end=sum(v for _, v in drained),
@@ -458,6 +475,9 @@ class LoadTest:
             warnings.append(f"interrupted by {interrupted} after {duration:.1f} of {scenario.duration_s:g} s")
         if aborted:
             warnings.append("stopped at once by a second signal: no wind-down, chips not counted")
+        saturation = state.saturation.first
+        if saturation is not None:
+            warnings.append(saturation.describe())
         facts = LoadRunFacts(
             run=run_metadata(self.command or ("tablestorm", "load", scenario.name), state.start),
             scenario=scenario.name,
@@ -479,6 +499,7 @@ class LoadTest:
             protocol_violation_samples=tuple(v for f in sorted(state.violations) for v in state.violations[f])[:50],
             prometheus_url=self.prometheus_url,
             processing=state.processing,
+            saturation=None if saturation is None else saturation.to_dict(),
         )
         summary = build_summary(
             stats,

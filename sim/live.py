@@ -39,6 +39,8 @@ class LiveSnapshot:
     errors: dict[str, int]
     recent_errors: int
     timeouts: int
+    saturated: bool = False
+    """The last complete window looked saturated (see :mod:`sim.saturation`)."""
 
     @property
     def errors_total(self) -> int:
@@ -52,6 +54,7 @@ def snapshot(
     window_s: int = 5,
     bots_online: int | None = None,
     duration_s: float | None = None,
+    saturated: bool = False,
 ) -> LiveSnapshot:
     """Compute what to show at ``now`` seconds into the run (on the clock that keys ``stats``)."""
     stop = max(int(now), 0)
@@ -74,6 +77,7 @@ def snapshot(
         errors=errors,
         recent_errors=recent.errors_total,
         timeouts=stats.timeouts,
+        saturated=saturated,
     )
 
 
@@ -105,6 +109,8 @@ def render_block(snap: LiveSnapshot) -> list[str]:
         head += f" / {_clock(snap.duration_s)}  {_clock(remaining)} left"
     if snap.bots_online is not None:
         head += f"  bots online {snap.bots_online:,}"
+    if snap.saturated:
+        head += "  SATURATED: more load, no more throughput"
     errors = f"{snap.errors_total:,} ({snap.recent_errors:,} in last {snap.window_s} s)"
     if snap.errors:
         errors += "   " + ", ".join(f"{kind} {n:,}" for kind, n in snap.errors.items())
@@ -136,6 +142,7 @@ def render_line(snap: LiveSnapshot) -> str:
         f"actions={snap.actions}",
         f"errors={snap.errors_total}",
         f"timeouts={snap.timeouts}",
+        *(["SATURATED"] if snap.saturated else []),
     ]
     return " ".join(fields)
 
@@ -169,10 +176,11 @@ class LiveView:
         self._last_line_at: float | None = None
         self._unprinted: LiveSnapshot | None = None
 
-    def update(self, stats: RunStats, now: float, bots_online: int | None = None) -> None:
+    def update(self, stats: RunStats, now: float, bots_online: int | None = None, saturated: bool = False) -> None:
         """Show the run as of ``now`` seconds since its start."""
         snap = snapshot(
-            stats, now, window_s=self._window_s, bots_online=bots_online, duration_s=self._duration_s
+            stats, now, window_s=self._window_s, bots_online=bots_online, duration_s=self._duration_s,
+            saturated=saturated,
         )
         if self._tty:
             self._redraw(render_block(snap))

@@ -3,7 +3,8 @@
 The driver lists every table host and fleet metrics endpoint in ``targets/tablestorm.json``
 (Prometheus file-based service discovery), labelled by role, and rewrites it as hosts die and are
 replaced. ``--prometheus`` starts the ``prometheus`` binary (Debian's package) on 127.0.0.1 with
-``deploy/prometheus/prometheus.yml`` and its rules, storing into the run directory.
+``deploy/prometheus/prometheus.yml`` and its rules (shipped in the package: :mod:`sim.resources`),
+storing into the run directory.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy" / "prometheus"
+from .resources import prometheus_config
+
+
+class PrometheusError(RuntimeError):
+    """The run's Prometheus could not be started or did not come up; the message says why."""
 
 
 def write_targets(directory: Path, groups: dict[str, Iterable[str]]) -> Path:
@@ -47,12 +52,12 @@ class PrometheusServer:
     def __init__(self, run_dir: Path, host: str = "127.0.0.1") -> None:
         binary = shutil.which("prometheus")
         if binary is None:
-            raise FileNotFoundError("the prometheus binary is not installed (Debian: apt-get install prometheus)")
+            raise PrometheusError("the prometheus binary is not installed (Debian: apt-get install prometheus)")
         self.directory = run_dir / "prometheus"
         self.targets = self.directory / "targets"
         self.targets.mkdir(parents=True, exist_ok=True)
-        for name in ("prometheus.yml", "rules.yml"):
-            shutil.copy(DEPLOY / name, self.directory / name)
+        for config in sorted(prometheus_config().glob("*.yml")):  # prometheus.yml and its rule files
+            shutil.copy(config, self.directory / config.name)
         self.port = _free_port(host)
         self.url = f"http://{host}:{self.port}"
         self._log = (self.directory / "prometheus.log").open("wb")
@@ -81,7 +86,7 @@ class PrometheusServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"prometheus exited with {self.process.returncode}; see {self._log.name}")
+                raise PrometheusError(f"prometheus exited with {self.process.returncode}; see {self._log.name}")
             try:
                 with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as response:
                     if response.status == 200:
@@ -89,7 +94,7 @@ class PrometheusServer:
             except (urllib.error.URLError, ConnectionError):
                 pass
             time.sleep(0.2)  # polling a starting process: nothing to wait on but its port
-        raise TimeoutError(f"prometheus not ready after {timeout} s")
+        raise PrometheusError(f"prometheus at {self.url} not ready after {timeout:g} s; see {self._log.name}")
 
     def stop(self) -> None:
         if self.process.poll() is None:

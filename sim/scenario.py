@@ -12,15 +12,17 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import yaml
 
 from services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, variant_named
+from services.table.convert import MAX_CLOCK_SECONDS
 
+from .inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, InputError
 from .thresholds import parse as parse_threshold
 
 BOT_KINDS = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky", "strength")
@@ -32,7 +34,7 @@ DEFAULT_BOT_MIX = {kind: 1.0 for kind in BOT_KINDS}
 K = TypeVar("K")
 
 
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A scenario value that cannot work; the message starts with the field's path."""
 
 
@@ -90,7 +92,8 @@ class Scenario:
     clock_seconds: float = 2.0
     bots: int = 200
     bot_mix: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_BOT_MIX))
-    think: Distribution = Distribution("uniform", 0.0, 0.05, 0.3)
+    think: Distribution = Distribution("uniform", 0.175, 0.05, 0.3)
+    """Uniform between 0.05 and 0.3 s (``value`` is the mean, as the parser sets it)."""
     stages: tuple[Stage, ...] = ()
     """Closed model: the bot count ramps linearly to each stage's target over its duration."""
     arrival_rate: float = 0.0
@@ -164,23 +167,30 @@ def _plain(value: Any) -> Any:
 
 # ----------------------------------------------------------------------------- parsing
 
+DURATION_S: Final = Bound(minimum=1)
+"""A run lasts at least a second: the timeline ticks once a second."""
+CLOCK_SECONDS: Final = Bound(minimum=0.05, maximum=MAX_CLOCK_SECONDS)
+"""CLOCK-1: the action clock, from a twentieth of a second (load tests shorten it) to the table
+service's own limit."""
+SMALL_BET: Final = Bound(minimum=2, integer=True)
+"""The smallest small bet whose default stakes (STUD-3, DRAW-2) are whole chips."""
 
-def _number(value: Any, path: str, *, minimum: float = 0.0, integer: bool = False) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ScenarioError(f"{path}: expected a number, got {value!r}")
-    if integer and (not float(value).is_integer()):
-        raise ScenarioError(f"{path}: expected a whole number, got {value!r}")
-    if not math.isfinite(value) or value < minimum:
-        raise ScenarioError(f"{path}: must be at least {minimum}, got {value!r}")
-    return int(value) if integer else float(value)
+SCENARIO_KEYS: Final = (
+    "name", "duration_s", "games", "clock_seconds", "bots", "bot_mix", "think_s", "stages",
+    "arrival_rate", "session_s", "hosts", "fleets", "thresholds", "seed",
+)
+"""The keys of a scenario file (docs/scenarios.md documents each; a test keeps the two in step)."""
+GAME_KEYS: Final = ("game", "weight", "structure", "small_bet", "seats", "buy_in_big_bets")
+STAGE_KEYS: Final = ("duration_s", "bots")
+DISTRIBUTION_KEYS: Final = ("dist", "value", "mean", "min", "max")
 
 
-def _mapping(value: Any, path: str, allowed: set[str]) -> dict[str, Any]:
+def _mapping(value: Any, path: str, allowed: Iterable[str]) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ScenarioError(f"{path}: expected a mapping, got {type(value).__name__}")
-    unknown = sorted(set(value) - allowed)
+    unknown = sorted(set(value) - set(allowed))
     if unknown:
         raise ScenarioError(f"{path}.{unknown[0]}: unknown field (known: {', '.join(sorted(allowed))})")
     return value
@@ -188,51 +198,59 @@ def _mapping(value: Any, path: str, allowed: set[str]) -> dict[str, Any]:
 
 def _distribution(value: Any, path: str) -> Distribution:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return Distribution("fixed", _number(value, path))
-    spec = _mapping(value, path, {"dist", "value", "mean", "min", "max"})
+        return Distribution("fixed", NON_NEGATIVE.check(value, path))
+    spec = _mapping(value, path, DISTRIBUTION_KEYS)
     kind = spec.get("dist", "fixed")
     if kind == "fixed":
-        return Distribution("fixed", _number(spec.get("value", 0.0), f"{path}.value"))
+        return Distribution("fixed", NON_NEGATIVE.check(spec.get("value", 0.0), f"{path}.value"))
     if kind == "exponential":
-        return Distribution("exponential", _number(spec.get("mean", 1.0), f"{path}.mean"))
+        return Distribution("exponential", NON_NEGATIVE.check(spec.get("mean", 1.0), f"{path}.mean"))
     if kind == "uniform":
-        low = _number(spec.get("min", 0.0), f"{path}.min")
-        high = _number(spec.get("max", 1.0), f"{path}.max")
+        low = NON_NEGATIVE.check(spec.get("min", 0.0), f"{path}.min")
+        high = NON_NEGATIVE.check(spec.get("max", 1.0), f"{path}.max")
         if high < low:
             raise ScenarioError(f"{path}.max: must not be below {path}.min")
         return Distribution("uniform", (low + high) / 2, low, high)
     raise ScenarioError(f"{path}.dist: expected fixed, uniform or exponential, got {kind!r}")
 
 
+def _inner(path: str, key: str) -> str:
+    """Where a game's key is: ``path.key`` in a file; the flag itself (``--game``) when a flag set it."""
+    return path if path.startswith("--") else f"{path}.{key}"
+
+
 def _game(value: Any, path: str) -> GameSpec:
-    spec = _mapping(value, path, {"game", "weight", "structure", "small_bet", "seats", "buy_in_big_bets"})
+    spec = _mapping(value, path, GAME_KEYS)
     game = spec.get("game", "7stud")
     if game not in VARIANTS:
-        raise ScenarioError(f"{path}.game: unknown game {game!r} (known: {', '.join(VARIANTS)})")
+        raise ScenarioError(f"{_inner(path, 'game')}: unknown game {game!r} (known: {', '.join(VARIANTS)})")
     structure_name = spec.get("structure", "fixed_limit")
     try:
         structure = Structure(structure_name)
     except ValueError:
         known = ", ".join(s.value for s in Structure)
         raise ScenarioError(
-            f"{path}.structure: unknown structure {structure_name!r} (known: {known})"
+            f"{_inner(path, 'structure')}: unknown structure {structure_name!r} (known: {known})"
         ) from None
     variant = VARIANTS[game]
     if structure not in variant.structures:
         offered = ", ".join(sorted(s.value for s in variant.structures))
-        raise ScenarioError(f"{path}.structure: {variant.name} is played {offered}, not {structure.value}")
-    seats = _number(spec.get("seats", 0), f"{path}.seats", integer=True)
+        raise ScenarioError(
+            f"{_inner(path, 'structure')}: {variant.name} is played {offered}, not {structure.value}"
+        )
+    seats = WHOLE.check(spec.get("seats", 0), _inner(path, "seats"))
     if seats and not 2 <= seats <= variant.max_players:
         raise ScenarioError(
-            f"{path}.seats: {variant.name} seats 2 to {variant.max_players} players (0: the most), got {seats}"
+            f"{_inner(path, 'seats')}: {variant.name} seats 2 to {variant.max_players} players (0: the most), "
+            f"got {seats}"
         )
     result = GameSpec(
         game=game,
-        weight=_number(spec.get("weight", 1.0), f"{path}.weight"),
+        weight=NON_NEGATIVE.check(spec.get("weight", 1.0), _inner(path, "weight")),
         structure=structure,
-        small_bet=_number(spec.get("small_bet", 10), f"{path}.small_bet", minimum=2, integer=True),
+        small_bet=SMALL_BET.check(spec.get("small_bet", 10), _inner(path, "small_bet")),
         seats=seats,
-        buy_in_big_bets=_number(spec.get("buy_in_big_bets", 0), f"{path}.buy_in_big_bets", integer=True),
+        buy_in_big_bets=WHOLE.check(spec.get("buy_in_big_bets", 0), _inner(path, "buy_in_big_bets")),
     )
     try:
         result.table_options(1.0)
@@ -241,85 +259,98 @@ def _game(value: Any, path: str) -> GameSpec:
     return result
 
 
-_FIELDS = {
-    "name", "duration_s", "games", "clock_seconds", "bots", "bot_mix", "think_s", "stages",
-    "arrival_rate", "session_s", "hosts", "fleets", "thresholds", "seed",
-}
+def from_mapping(data: Any, source: str = "scenario", flags: Mapping[str, str] | None = None) -> Scenario:
+    """Build and validate a scenario from parsed YAML.
+
+    ``flags`` maps the keys that command-line flags set to those flags (``{"duration_s":
+    "--duration"}``): a bad value is then reported under the flag's name, not the file's.
+    """
+    try:
+        return _scenario(data, source, dict(flags or {}))
+    except ScenarioError:
+        raise
+    except InputError as exc:  # a Bound's refusal: the same message, as the scenario's error
+        raise ScenarioError(str(exc)) from None
 
 
-def from_mapping(data: Any, source: str = "scenario") -> Scenario:
-    """Build and validate a scenario from parsed YAML."""
-    spec = _mapping(data, source, _FIELDS)
+def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
+    def where(key: str) -> str:
+        return origin.get(key, f"{source}.{key}")
+
+    spec = _mapping(data, source, SCENARIO_KEYS)
     s = Scenario()
     games = spec.get("games")
     if games is not None:
         if not isinstance(games, list) or not games:
-            raise ScenarioError(f"{source}.games: expected a non-empty list")
-        s = replace(s, games=tuple(_game(g, f"{source}.games[{i}]") for i, g in enumerate(games)))
+            raise ScenarioError(f"{where('games')}: expected a non-empty list")
+        paths = [origin.get("games", f"{source}.games[{i}]") for i in range(len(games))]
+        s = replace(s, games=tuple(_game(g, path) for g, path in zip(games, paths, strict=True)))
         if not any(g.weight > 0 for g in s.games):
-            raise ScenarioError(f"{source}.games: at least one game needs a positive weight")
-    mix = _mapping(spec.get("bot_mix"), f"{source}.bot_mix", set(BOT_KINDS))
+            raise ScenarioError(f"{where('games')}: at least one game needs a positive weight")
+    mix = _mapping(spec.get("bot_mix"), where("bot_mix"), BOT_KINDS)
     if mix:
-        weights = {k: _number(v, f"{source}.bot_mix.{k}") for k, v in mix.items()}
+        weights = {k: NON_NEGATIVE.check(v, f"{where('bot_mix')}.{k}") for k, v in mix.items()}
         if not any(weights.values()):
-            raise ScenarioError(f"{source}.bot_mix: at least one bot kind needs a positive weight")
+            raise ScenarioError(f"{where('bot_mix')}: at least one bot kind needs a positive weight")
         s = replace(s, bot_mix=weights)
     stages = spec.get("stages") or []
     if not isinstance(stages, list):
-        raise ScenarioError(f"{source}.stages: expected a list of {{duration_s, bots}}")
+        raise ScenarioError(f"{where('stages')}: expected a list of {{duration_s, bots}}")
     parsed_stages = []
     for i, stage in enumerate(stages):
-        st = _mapping(stage, f"{source}.stages[{i}]", {"duration_s", "bots"})
+        path = f"{where('stages')}[{i}]"
+        st = _mapping(stage, path, STAGE_KEYS)
         parsed_stages.append(Stage(
-            _number(st.get("duration_s", 0), f"{source}.stages[{i}].duration_s"),
-            _number(st.get("bots", 0), f"{source}.stages[{i}].bots", integer=True),
+            NON_NEGATIVE.check(st.get("duration_s", 0), f"{path}.duration_s"),
+            WHOLE.check(st.get("bots", 0), f"{path}.bots"),
         ))
     thresholds = spec.get("thresholds") or []
     if not isinstance(thresholds, list) or not all(isinstance(t, str) for t in thresholds):
-        raise ScenarioError(f"{source}.thresholds: expected a list of strings like 'p99_ms<100'")
+        raise ScenarioError(f"{where('thresholds')}: expected a list of strings like 'p99_ms<100'")
     for i, expression in enumerate(thresholds):
         try:
             parse_threshold(expression)
         except ValueError as exc:
-            raise ScenarioError(f"{source}.thresholds[{i}]: {exc}") from None
+            raise ScenarioError(f"{where('thresholds')}[{i}]: {exc}") from None
     name = spec.get("name", s.name)
     if not isinstance(name, str | int | float) or isinstance(name, bool):
-        raise ScenarioError(f"{source}.name: expected a string, got {name!r}")
+        raise ScenarioError(f"{where('name')}: expected a string, got {name!r}")
     seed = spec.get("seed")
     s = replace(
         s,
         name=str(name),
-        duration_s=_number(spec.get("duration_s", s.duration_s), f"{source}.duration_s", minimum=1),
-        clock_seconds=_number(
-            spec.get("clock_seconds", s.clock_seconds), f"{source}.clock_seconds", minimum=0.05
-        ),
-        bots=_number(spec.get("bots", s.bots), f"{source}.bots", integer=True),
-        think=_distribution(spec["think_s"], f"{source}.think_s") if "think_s" in spec else s.think,
+        duration_s=DURATION_S.check(spec.get("duration_s", s.duration_s), where("duration_s")),
+        clock_seconds=CLOCK_SECONDS.check(spec.get("clock_seconds", s.clock_seconds), where("clock_seconds")),
+        bots=WHOLE.check(spec.get("bots", s.bots), where("bots")),
+        think=_distribution(spec["think_s"], where("think_s")) if "think_s" in spec else s.think,
         stages=tuple(parsed_stages),
-        arrival_rate=_number(spec.get("arrival_rate", 0.0), f"{source}.arrival_rate"),
-        session=_distribution(spec["session_s"], f"{source}.session_s") if "session_s" in spec else s.session,
-        hosts=_number(spec.get("hosts", s.hosts), f"{source}.hosts", minimum=1, integer=True),
-        fleets=_number(spec.get("fleets", s.fleets), f"{source}.fleets", minimum=1, integer=True),
+        arrival_rate=NON_NEGATIVE.check(spec.get("arrival_rate", 0.0), where("arrival_rate")),
+        session=_distribution(spec["session_s"], where("session_s")) if "session_s" in spec else s.session,
+        hosts=COUNT.check(spec.get("hosts", s.hosts), where("hosts")),
+        fleets=COUNT.check(spec.get("fleets", s.fleets), where("fleets")),
         thresholds=tuple(thresholds),
-        seed=None if seed is None else _number(seed, f"{source}.seed", integer=True),
+        seed=None if seed is None else SEED.check(seed, where("seed")),
     )
     if s.stages and s.open_model:
         raise ScenarioError(
-            f"{source}.stages: a scenario uses stages (closed model) or arrival_rate (open), not both"
+            f"{where('stages')}: a scenario uses stages (closed model) or arrival_rate (open), not both"
         )
     if not s.open_model and s.peak_bots < 1:
-        field_name = "stages" if s.stages else "bots"
-        raise ScenarioError(f"{source}.{field_name}: a run needs at least one bot at some point")
+        raise ScenarioError(f"{where('stages' if s.stages else 'bots')}: a run needs at least one bot at some point")
     return s
 
 
-def load(path: str | Path) -> Scenario:
-    """Read a scenario file; errors name the file and the field."""
+def read(path: str | Path) -> Any:
+    """A scenario file's parsed YAML, not yet validated (the command line merges its flags in)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        return yaml.safe_load(path.read_text())
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
         raise ScenarioError(f"{path}: not valid YAML: {exc}") from None
-    return from_mapping(data, str(path))
+
+
+def load(path: str | Path) -> Scenario:
+    """Read a scenario file; errors name the file and the field."""
+    return from_mapping(read(path), str(path))

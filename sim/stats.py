@@ -65,7 +65,7 @@ PROTOCOL_VIOLATION: Final = "protocol_violation"
 """The error kind for a server reply that breaks the rules or the API; counted with the other errors."""
 
 TIMEOUT_OUTCOMES: Final = ("check", "all_in", "fold", "bring_in", "stand_pat")
-"""What the action clock (RULES.md CLOCK-2) did for a player who let it run out."""
+"""What the action clock (CLOCK-2, docs/rules.md) did for a player who let it run out."""
 
 
 def bucket_index(seconds: float) -> int:

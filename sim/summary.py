@@ -21,10 +21,13 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   setting as it ran), ``stages_run``, ``warnings``, ``interrupted`` (the signal that stopped the
   run early, or None) and ``aborted`` (a second signal: no wind-down, chips not counted),
   ``kinds_acted``, ``hands_voided_by_faults``, ``hands_voided_at_end``, ``wind_down``
-  (``seconds``, ``hands``, ``actions``, ``errors``, ``chips_left_at_tables``; None when aborted),
+  (``seconds``, ``hands``, ``actions``, ``errors``, ``chips_left_at_tables``,
+  ``seats_stood_up_by_hosts``, ``chips_paid_by_hosts``, ``budget_s``, ``within_budget``,
+  ``fleets_late``; None when aborted),
   ``recoveries``, ``chips_bought_by_bots``, ``nodes``, ``hands_by_game``, ``placements``,
   ``registry_node``, ``protocol_violation_samples``, ``prometheus_url`` (None without
-  ``--prometheus``);
+  ``--prometheus``), ``saturation`` (the first window past which more load bought no more
+  throughput, only latency: :mod:`sim.saturation`; None if none);
 - ``thresholds`` (each expression with its metric, value and verdict) and ``thresholds_ok``.
 """
 
@@ -132,6 +135,10 @@ def merge_buckets(histograms: Iterable[Iterable[tuple[float, float]]]) -> list[t
     return sorted(total.items())
 
 
+WIND_DOWN_GRACE_S: Final = 10.0
+"""What the drain and the servers' cash-out may add to the wind-down's budget."""
+
+
 @dataclass(frozen=True, slots=True)
 class WindDown:
     """The end of a run: tables stop dealing, bots play their hand out and stand up, hosts drain."""
@@ -142,7 +149,13 @@ class WindDown:
     errors: Mapping[str, int]
     """By kind; already counted in the run's ``errors``."""
     chips_left_at_tables: int
-    """Chips of players who did not stand up."""
+    """Chips still on the tables at the very end: 0 unless a host died in the wind-down."""
+    seats_stood_up_by_hosts: int = 0
+    """Players the servers stood up because their bots had not by the end of the budget."""
+    chips_paid_by_hosts: int = 0
+    budget_s: float = 0.0
+    fleets_late: int = 0
+    """Fleets whose bots were still leaving when the budget ran out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +183,8 @@ class LoadRunFacts:
     prometheus_url: str | None
     processing: Sequence[tuple[float, float]] = ()
     """The hosts' merged processing-time histogram (see :func:`histogram_quantile`)."""
+    saturation: Mapping[str, Any] | None = None
+    """The first saturated window (:mod:`sim.saturation`), or None."""
 
     def to_dict(self) -> dict[str, Any]:
         wind_down = self.wind_down
@@ -190,6 +205,11 @@ class LoadRunFacts:
                 "actions": wind_down.actions,
                 "errors": dict(wind_down.errors),
                 "chips_left_at_tables": wind_down.chips_left_at_tables,
+                "seats_stood_up_by_hosts": wind_down.seats_stood_up_by_hosts,
+                "chips_paid_by_hosts": wind_down.chips_paid_by_hosts,
+                "budget_s": wind_down.budget_s,
+                "within_budget": wind_down.seconds <= wind_down.budget_s + WIND_DOWN_GRACE_S,
+                "fleets_late": wind_down.fleets_late,
             },
             "recoveries": list(self.recoveries),
             "chips_bought_by_bots": self.chips_bought_by_bots,
@@ -204,4 +224,5 @@ class LoadRunFacts:
                 "p99": ms(histogram_quantile(0.99, self.processing)),
                 "count": int(self.processing[-1][1]) if self.processing else 0,
             },
+            "saturation": None if self.saturation is None else dict(self.saturation),
         }

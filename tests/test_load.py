@@ -22,6 +22,7 @@ import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from loopback import connections_of, outside_loopback
@@ -357,11 +358,12 @@ def test_kill_host_voids_refunds_and_reseats(ray_local: cluster.ClusterInfo, tmp
 def test_failing_threshold_makes_exit_status_non_zero(
     ray_local: cluster.ClusterInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The CLI in this process (it joins the Ray already running): one threshold that must fail."""
+    """The CLI in this process (it joins the Ray already running): one threshold that must fail,
+    and the JUnit XML beside the exit status says which, with the value it had."""
     out = tmp_path / "run"
     status = cli_main([
         "load", "--bots", "16", "--hosts", "1", "--fleets", "1", "--duration", "4", "--clock", "0.5",
-        "--think", "0.01", "--game", "5stud", "--out", str(out),
+        "--think", "0.01", "--game", "5stud", "--out", str(out), "--junit", str(tmp_path / "ci" / "load.xml"),
         "--threshold", "chips_conserved==true", "--threshold", "hands<0",
     ])
     assert status == 1
@@ -370,6 +372,13 @@ def test_failing_threshold_makes_exit_status_non_zero(
     summary = json.loads((out / "summary.json").read_text())
     results = {t["expression"]: t["ok"] for t in summary["thresholds"]}
     assert results == {"chips_conserved==true": True, "hands<0": False}
+    suite = ElementTree.parse(tmp_path / "ci" / "load.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+    failed = {case.get("name"): [f.get("message") for f in case.findall("failure")] for case in suite}
+    assert failed == {
+        "chips_conserved==true": [], "hands<0": [f"hands was {summary['hands']}; threshold hands<0"],
+        "chips_conserved": [],
+    }
     _report("threshold", summary)
 
 
@@ -385,7 +394,10 @@ def test_cli_process_joins_a_cluster_and_passes_thresholds(ray_local: cluster.Cl
         "--bots", "16", "--hosts", "1", "--fleets", "1", "--duration", "4", "--clock", "0.5",
         "--think", "0.01", "--out", str(out), "--address", address, "--threshold", "chips_conserved==true",
     ]
-    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    # Without RAY_AUTH_MODE (this process's local Ray set it): a HOST:PORT join finds the token
+    # itself, as Ray does for "auto" only (sim/cluster.py), and checks the node imports tablestorm.
+    env = {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"}
+    env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     summary = json.loads((out / "summary.json").read_text())
     _report("cli-join", summary)

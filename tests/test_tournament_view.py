@@ -69,7 +69,10 @@ async def play_and_compare(
         ]
         table = pb.TableState(
             options=convert.options_to_proto(options),
-            seats=[pb.SeatState(seat=s, stack=stack, status=pb.SEAT_STATUS_PLAYING) for s, stack in zip(seats, stacks, strict=True)],
+            seats=[
+                pb.SeatState(seat=s, stack=stack, status=pb.SEAT_STATUS_PLAYING)
+                for s, stack in zip(seats, stacks, strict=True)
+            ],
         )
         for seat, bot in zip(seats, bots, strict=True):
             bot.handle(pb.ServerMessage(welcome=pb.Welcome(seat=seat, table=table)))
@@ -114,7 +117,9 @@ async def play_and_compare(
     seed=st.integers(0, 2**31),
     data=st.data(),
 )
-def test_view_of_is_the_live_clients_view(config: tuple[str, Structure], players: int, seed: int, data: st.DataObject) -> None:
+def test_view_of_is_the_live_clients_view(
+    config: tuple[str, Structure], players: int, seed: int, data: st.DataObject
+) -> None:
     game, structure = config
     players = min(players, variant_named(game).max_players)
     stacks = data.draw(st.lists(st.integers(1, 400), min_size=players, max_size=players))

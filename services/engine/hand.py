@@ -1,4 +1,4 @@
-"""One hand of any variant as a state machine (RULES.md §2-§6).
+"""One hand of any variant as a state machine (docs/rules.md: BET, STUD, DRAW, SHOW, CLOCK).
 
 The public surface is small: :attr:`Hand.actor` (whose turn it is), :meth:`Hand.legal_actions`
 (the legal kinds with exact bounds), :meth:`Hand.apply` (validate, then change state and append
@@ -440,7 +440,7 @@ class Hand:
         """STUD-3: the lowest door card (CARD-2: rank, then suit) brings in.
 
         When that player is all-in on the ante, the next player clockwise who can act brings in
-        instead (the room rule; RULES.md is silent) — and -1 when nobody can act.
+        instead (the room rule; the sources are silent: docs/rules.md STUD-3) — and -1 when nobody can act.
         """
         up = self.up
         lowest = 0

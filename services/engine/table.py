@@ -5,9 +5,9 @@ cash-game rules on top: TABLE-1 (posted buy-in, no short buys, stacks never belo
 when broke), CLOCK-3 (a timed-out player sits out after the hand until they act or ask to
 return), and DRAW-6's missed blinds (a player who was out when a blind passed owes it).
 
-DRAW-6 [decision]: RULES.md reads seed 004 literally for a missed small blind (an extra big
-blind, and the big blind takes the button next). That path lets a player receive the button
-having paid only a big blind, which breaks the invariant RULES.md says must hold whatever the
+DRAW-6 [decision] (docs/rules.md): the room's page, read literally, asks for an extra big blind
+when the small blind is missed, and gives the big blind the button next. That path lets a player receive the button
+having paid only a big blind, which breaks the invariant DRAW-6 says must hold whatever the
 path; this table keeps the invariant with the standard dead-button rule instead: the small
 blind is simply not posted, the button lands on the missing player's seat, and that player
 owes a dead small blind (or waits for the button to pass) to return.

@@ -3,7 +3,7 @@
 A game is a :class:`Variant` value, never a subclass: the hand state machine reads the
 street list, the forced-bet kind and the rankings from it, so adding a game is adding a
 table row. Per-table choices (stakes, structure, open pair, cap, clock, seats) live in
-:class:`TableOptions`, whose defaults are the RULES.md defaults.
+:class:`TableOptions`, whose defaults are those of docs/rules.md.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ class Stakes:
 
     @classmethod
     def default(cls, small_bet: int) -> Stakes:
-        """The RULES.md defaults for a small bet: big bet 2x, ante 10% rounded (STUD-3),
+        """The default stakes for a small bet (docs/rules.md): big bet 2x, ante 10% rounded (STUD-3),
         bring-in half the small bet (STUD-3), blinds half the small bet and the small bet (DRAW-2)."""
         half = small_bet // 2
         return cls(
@@ -208,7 +208,7 @@ class Stakes:
 
 @dataclass(frozen=True, slots=True)
 class TableOptions:
-    """Everything a table is configured with; the defaults are RULES.md's."""
+    """Everything a table is configured with; the defaults are docs/rules.md's."""
 
     variant: Variant
     stakes: Stakes

@@ -66,7 +66,7 @@ STAKES_FIELDS = ("small_bet", "big_bet", "ante", "bring_in", "small_blind", "big
 
 
 def options_from_proto(msg: pb.TableOptions) -> TableOptions:
-    """Build engine options, filling RULES.md defaults; ValueError names the field at fault."""
+    """Build engine options, filling the defaults of docs/rules.md; ValueError names the field at fault."""
     if len(msg.game) > MAX_GAME_LENGTH:
         known = ", ".join(VARIANTS)
         raise ValueError(f"options.game: unknown game of {len(msg.game)} characters; known games: {known}")
@@ -107,9 +107,9 @@ def options_from_proto(msg: pb.TableOptions) -> TableOptions:
 
 
 def stakes_from_proto(s: pb.Stakes) -> Stakes:
-    """The stakes a client asked for, every omitted field filled with the RULES.md default for the
-    small bet (STUD-3, DRAW-2: :meth:`Stakes.default`), whatever else is set. Without a small bet,
-    a big blind stands for it (DRAW-2: the big blind is the small bet)."""
+    """The stakes a client asked for, every omitted field filled with its default for the small bet
+    (STUD-3, DRAW-2 in docs/rules.md: :meth:`Stakes.default`), whatever else is set. Without a small
+    bet, a big blind stands for it (DRAW-2: the big blind is the small bet)."""
     for name in STAKES_FIELDS:
         if getattr(s, name) > MAX_CHIPS:
             raise ValueError(f"options.stakes.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")

@@ -351,6 +351,21 @@ class TableHost:
         log.info("tables drained", extra={"finished": report.finished, "voided": report.voided})
         return report
 
+    async def cash_out_all(self) -> tuple[int, int]:
+        """Stand up every player still seated at a cash table, paying out their stacks: the end of
+        a load run past its wind-down budget, after :meth:`drain` (so no hand runs). Returns (seats,
+        chips); with a ledger every table's cash-outs are recorded before this returns. Tournament
+        tables are left as they are: their stacks are their director's."""
+        seats = chips = 0
+        for live in list(self._tables.values()):
+            if not isinstance(live, LiveCashTable):
+                continue
+            for key in live.seat_keys():
+                chips += live.stand_up(key)
+                seats += 1
+            await live.persist_seats()
+        return seats, chips
+
     # ----------------------------------------------------------------- counts
 
     def chips_by_table(self) -> dict[str, int]:

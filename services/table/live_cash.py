@@ -118,6 +118,10 @@ class LiveCashTable(LiveTable[CashTable]):
         self._seat_changed(key.seat)
         return chips
 
+    def seat_keys(self) -> list[SeatKey]:
+        """The key of every seat taken now (what the host stands up at the very end of a run)."""
+        return [SeatKey(self.table_id, seat, session.occupancy) for seat, session in self._sessions.items()]
+
     def sit_out(self, key: SeatKey) -> pb.SeatState:
         self.session(key)
         self.table.sit_out(key.seat)

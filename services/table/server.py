@@ -81,20 +81,27 @@ class TableServer:
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable(server, (SERVICE_NAME, health.SERVICE_NAME))
         address = f"{config.host}:{config.port}"
-        if config.tls_cert is not None and config.tls_key is not None:
-            credentials = grpc.ssl_server_credentials(
-                [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
-            )
-            self.port = server.add_secure_port(address, credentials)
-        else:
-            self.port = server.add_insecure_port(address)
+        try:
+            if config.tls_cert is not None and config.tls_key is not None:
+                credentials = grpc.ssl_server_credentials(
+                    [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
+                )
+                self.port = server.add_secure_port(address, credentials)
+            else:
+                self.port = server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpc's "Failed to bind": in use, or not this machine's address
+            raise OSError(f"cannot listen on {address}") from exc
         if not self.port:
             raise OSError(f"cannot listen on {address}")
         await server.start()
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         if config.metrics_port is not None:
-            self._http = start_http_server(config.metrics_port, config.host, registry=self.metrics.registry)
+            try:
+                self._http = start_http_server(config.metrics_port, config.host, registry=self.metrics.registry)
+            except OSError as exc:
+                await server.stop(grace=None)  # no half-started server left behind
+                raise OSError(f"cannot serve metrics on {config.host}:{config.metrics_port}: {exc.strerror}") from exc
             self.metrics_port = self._http[0].server_port
         log.info("serving", extra={"grpc_port": self.port, "metrics_port": self.metrics_port})
 
@@ -124,11 +131,12 @@ async def serve(config: ServerConfig) -> int:
     server = TableServer(config)
     await server.start()
     tune_for_latency()  # this process is the service: no full-collection pauses (see gc_policy)
-    print(json.dumps({"grpc_port": server.port, "metrics_port": server.metrics_port}), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    # Printed once SIGTERM is handled: a script may read the ports and stop the server at once.
+    print(json.dumps({"grpc_port": server.port, "metrics_port": server.metrics_port}), flush=True)
     await stop.wait()
     log.info("shutting down", extra={"drain_seconds": config.drain_seconds})
     report = await server.stop()
@@ -143,4 +151,4 @@ def run(config: ServerConfig, log_level: str = "INFO") -> int:
     except OSError as exc:
         log.error("cannot start", extra={"error": str(exc)})
         print(f"tablestorm serve: {exc}", file=sys.stderr)
-        return 1
+        return 2  # did not start (tablestorm's exit statuses: sim/cli.py)

@@ -14,7 +14,7 @@ and no limit (draw only).
 **Denominations.** Each level's unit (the small bet in fixed limit, the big blind in pot and no
 limit) is rounded, in log scale, to the nearest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k
 (whole chips only: 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 25, ...), the steps rooms print; the other
-amounts follow RULES.md's ratios, each rounded to a denomination the same way: big bet twice the
+amounts follow the rule book's ratios (docs/rules.md), each rounded to a denomination the same way: big bet twice the
 small bet (BET-1), the stud ante a tenth of the small bet (0 below a small bet of 5) and the
 bring-in half of it (STUD-3), the draw blinds half the small bet and the small bet (DRAW-2); in
 pot and no limit the small blind is half the big blind and the ante a tenth of it, as in the

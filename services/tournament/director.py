@@ -51,13 +51,13 @@ from .commands import (
     TournamentFinished,
 )
 from .entries import Entry, TableState
-from .finishing import FinishingOrder
+from .finishing import FinishingOrder, tiers_by_stack
 from .payouts import payout_table, places_paid
 from .stacks import StackBoard
 from .structure import Level, TournamentStructure
 from .tables import TableIndex
 
-__all__ = ["ChipInvariantError", "Director", "DirectorError", "Placing", "Standing"]
+__all__ = ["AuditError", "ChipInvariantError", "Director", "DirectorError", "Placing", "Standing", "TableSummary"]
 
 REGISTERING, RUNNING, FINISHED = "registering", "running", "finished"
 HOLD_SHORT = 3
@@ -72,6 +72,10 @@ class ChipInvariantError(RuntimeError):
     """TOURN-11 does not hold: chips appeared or vanished. Always a bug, never a bad input."""
 
 
+class AuditError(AssertionError):
+    """:meth:`Director.audit` found the director's books inconsistent (a bug)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     """One entry in the standings: still in (``stack``) or out (``place``, ``prize``)."""
@@ -81,6 +85,21 @@ class Standing:
     stack: int
     place: int | None
     prize: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """One table as a lobby shows it."""
+
+    table_id: str
+    players: int
+    """Seated, plus those in transit to it."""
+    given: int
+    """Players it gave to balancing."""
+    dealing: bool
+    breaking: bool
+    held: bool
+    """TOURN-4: three or more players short of the largest table, it deals no hand until balanced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,11 +163,10 @@ class Director:
         self._addon_tables: set[TableState] = set()
         """Without a break after the add-on level: tables still to deal their first hand of the window's level."""
         self._hfh = False
-        self._round = 0
-        self._round_playing = 0
+        self._round_tables: set[TableState] = set()
+        """The hand-for-hand round's tables that have not finished its hand (a voided one deals it again)."""
         self._round_busted: list[tuple[Entry, int, str]] = []
-        self._redeal: set[TableState] = set()
-        """Hand-for-hand tables whose round hand was voided: they deal it again."""
+        """Players out in the round so far: placed together when it ends (TOURN-5, TOURN-6)."""
         self._finishing = FinishingOrder()
         self._prizes: tuple[int, ...] | None = None
         self._paid = (0, 0)
@@ -266,6 +284,17 @@ class Director:
         done.sort(key=lambda e: (e.place or 0, e.number))
         return [Placing(e.place or 0, e.entry_id, e.player_id, e.prize or 0) for e in done]
 
+    def table_summaries(self) -> list[TableSummary]:
+        """Every open table, by number."""
+        largest = self._index.largest().players if len(self._index) else 0
+        return [
+            TableSummary(
+                t.table_id, t.players, t.given, t.running, t.breaking,
+                not t.breaking and t.players <= largest - HOLD_SHORT,
+            )
+            for t in sorted(self._tables.values(), key=lambda t: t.number)
+        ]
+
     def in_transit(self) -> list[tuple[str, int]]:
         """(entry id, stack) of each player moved in balancing who waits for a table's hand to end
         (draw game): their chips are in play but on no table (TOURN-11)."""
@@ -279,7 +308,9 @@ class Director:
         return entry.table.table_id, entry.seat
 
     def audit(self) -> None:
-        """Recount everything the director keeps incrementally (every table and entry: tests only)."""
+        """Recount everything the director keeps incrementally, and check TOURN-4's state: the tables
+        in play differ by at most one player, or the table due to give is in a hand (the move waits
+        for it). O(players): for tests and debugging."""
         alive = [e for e in self._entries if e.alive]
         if sum(e.stack for e in alive) != self._chips or self._chips != self.expected_chips:
             raise ChipInvariantError(
@@ -287,19 +318,25 @@ class Director:
                 f" expected {self.expected_chips} (TOURN-11)"
             )
         if len(alive) != self._alive or {e.number: e.stack for e in alive} != self._by_stack.items():
-            raise ChipInvariantError("the players still in are not what the director counts")
+            raise AuditError("the players still in are not what the director counts")
         at_tables = 0
         for table in self._tables.values():
             seated = [e for e in table.seats if e is not None]
             if any(e.table is not table or table.seats[e.seat - 1] is not e or not e.alive for e in seated):
-                raise ChipInvariantError(f"table {table.table_id}: seats and entries disagree")
+                raise AuditError(f"table {table.table_id}: seats and entries disagree")
             if table.players != len(seated) + len(table.arriving):
-                raise ChipInvariantError(f"table {table.table_id}: counted {table.players} players")
+                raise AuditError(f"table {table.table_id}: counted {table.players} players")
             if sorted(table.opened) != table.empty_seats():
-                raise ChipInvariantError(f"table {table.table_id}: open seats {table.opened}")
+                raise AuditError(f"table {table.table_id}: open seats {table.opened}")
             at_tables += table.players
         if at_tables != self._at_tables:
-            raise ChipInvariantError(f"{at_tables} players at tables, counted {self._at_tables}")
+            raise AuditError(f"{at_tables} players at tables, counted {self._at_tables}")
+        playing = [t for t in self._tables.values() if not t.breaking]
+        if self._state == RUNNING and len(playing) > 1:
+            giver = min(playing, key=lambda t: (-t.players, t.given, t.number))
+            smallest = min(t.players for t in playing)
+            if giver.players - smallest > 1 and not giver.running:
+                raise AuditError(f"TOURN-4: {giver.table_id} ({giver.players}) could give to a table of {smallest}")
 
     # ----------------------------------------------------------------- inputs: registration
 
@@ -403,7 +440,7 @@ class Director:
         self._idle.add(table)
         table.reported = True
         table.big_blind_order, table.waiting_seats = result.big_blind_order, result.waiting_seats
-        round_hand = self._hfh and table.round == self._round and table.round > 0
+        round_hand = table in self._round_tables
         busted: list[tuple[Entry, int]] = []
         for seat_result in result.seats:
             entry = table.seats[seat_result.seat - 1]
@@ -420,16 +457,12 @@ class Director:
             if entry.stack == 0 and not self._auto_rebuy(entry, out):
                 self._unseat(entry, out)
                 out_now.append((entry, start))
-        if round_hand and result.voided:
-            self._redeal.add(table)
-        elif round_hand:
+        if round_hand and not result.voided:  # a voided round hand is dealt again
             self._round_busted += [(entry, start, table.table_id) for entry, start in out_now]
-            self._round_playing -= 1
-            if not self._round_playing and not self._redeal:
-                group, self._round_busted = self._round_busted, []
-                self._eliminate(group, out)
+            self._round_tables.discard(table)
+            self._end_round()
         elif out_now:
-            self._eliminate([(entry, start, table.table_id) for entry, start in out_now], out)
+            self._eliminate([(entry, start, table.table_id) for entry, start in out_now])
         if table.breaking:
             self._break(table, out)
         self._check_chips()
@@ -528,9 +561,7 @@ class Director:
         if table.running:
             table.running = False
             self._idle.add(table)
-            self._record(ev.HandVoided(now, table_id, table.dealt))
-            if self._hfh and table.round == self._round and table.round > 0:
-                self._redeal.add(table)
+            self._record(ev.HandVoided(now, table_id, table.dealt))  # a round hand stays to be dealt again
         out.append(OpenTable(table_id, self._options, table.dealt))
         for seat, entry in enumerate(table.seats, 1):
             if entry is not None:
@@ -795,6 +826,9 @@ class Director:
             self._finish(out)
             return
         self._consolidate(out)
+        if self._alive <= 1 and not self._late_open:  # a broken table was the round's last
+            self._finish(out)
+            return
         self._balance(out)
         self._update_hand_for_hand()
         self._deal(out)
@@ -853,7 +887,9 @@ class Director:
         del self._tables[table.table_id]
         self._index.discard(table)
         self._idle.discard(table)
-        self._redeal.discard(table)
+        if table in self._round_tables:  # broken before dealing its voided round hand again
+            self._round_tables.discard(table)
+            self._end_round()
         if table in self._addon_tables:
             self._addon_tables.discard(table)
             if not self._addon_tables and self._addon_open:
@@ -937,17 +973,17 @@ class Director:
         if self._clock.paused or self._clock.level.is_break or not self._idle:
             return
         largest = self._index.largest().players
-        if self._hfh:
-            for table in sorted(self._redeal, key=lambda t: t.number):
+        again = self._round_tables & self._idle  # their round hand was voided
+        for table in sorted(again, key=lambda t: t.number):
+            if not table.breaking and table.seated >= 2:
                 self._deal_one(table, out)
-            self._redeal.clear()
-            if self._round_playing or len(self._idle) < len(self._tables):
+        if self._hfh:
+            if self._round_tables or len(self._idle) < len(self._tables):
                 return
-            self._round += 1
             for table in sorted(self._idle, key=lambda t: t.number):
                 if self._dealable(table, largest):
                     self._deal_one(table, out)
-                    self._round_playing += 1
+                    self._round_tables.add(table)
             return
         ready = [table for table in self._idle if self._dealable(table, largest)]
         for table in sorted(ready, key=lambda t: t.number) if len(ready) > 1 else ready:
@@ -959,7 +995,6 @@ class Director:
         table.dealt += 1
         table.running = True
         table.level = self._clock.index
-        table.round = self._round if self._hfh else 0
         self._idle.discard(table)
         out.append(DealHand(table.table_id, table.dealt, level.stakes))
         if table in self._addon_tables:
@@ -969,8 +1004,16 @@ class Director:
 
     # ----------------------------------------------------------------- eliminations and the end
 
-    def _eliminate(self, group: list[tuple[Entry, int, str]], out: list[Command]) -> None:
-        """TOURN-6: players out together, placed by their stacks at the start of the hand."""
+    def _end_round(self) -> None:
+        """Once every table of the hand-for-hand round has finished its hand, its players out are
+        placed together (TOURN-5: simultaneous, by their stacks at the start of the hand)."""
+        if not self._round_tables and self._round_busted:
+            group, self._round_busted = self._round_busted, []
+            self._eliminate(group)
+
+    def _eliminate(self, group: list[tuple[Entry, int, str]]) -> None:
+        """TOURN-6: players out together, placed by their stacks at the start of the hand and
+        announced from the lowest place up (tied players in registration order)."""
         if not group:
             return
         alive_before = self._alive
@@ -978,13 +1021,16 @@ class Director:
             entry.alive = False
             self._by_stack.discard(entry.number)
             self._alive -= 1
-        self._finishing.add([(entry, start) for entry, start, _ in group], alive_before, len(self._entries))
+        stacks = [(entry, start) for entry, start, _ in group]
+        self._finishing.add(stacks, alive_before, len(self._entries))
         settled = self._settle_places(announce=False)
-        mine = {id(entry) for entry, _, _ in group}
-        for entry, _, table_id in group:
-            self._record(ev.Eliminated(self._now, entry.entry_id, entry.player_id, table_id, entry.place, entry.prize))
+        tables = {id(entry): table_id for entry, _, table_id in group}
+        for tier in reversed(tiers_by_stack(stacks)):
+            for entry in tier:
+                table_id, place, prize = tables[id(entry)], entry.place, entry.prize
+                self._record(ev.Eliminated(self._now, entry.entry_id, entry.player_id, table_id, place, prize))
         for entry in settled:
-            if id(entry) not in mine:
+            if id(entry) not in tables:
                 self._announce(entry)
 
     def _announce(self, entry: Entry) -> None:

@@ -47,8 +47,6 @@ class TableState:
     indexed: bool = False
     level: int = -1
     """Index of the level its last hand was dealt in."""
-    round: int = 0
-    """The hand-for-hand round its last hand belonged to (0: not a hand-for-hand hand)."""
     reported: bool = False
     """Whether the table reported a hand since it was opened (or rebuilt): the positions below are known."""
     big_blind_order: tuple[int, ...] = ()

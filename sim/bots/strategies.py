@@ -6,7 +6,7 @@ returns an :class:`Action` or ``None`` (let the action clock run out). That keep
 unit-testable without a server and keeps the per-decision cost to a few microseconds, which
 matters when one process drives thousands of seats.
 
-The kinds exist to make a load test hit every path of the rules (RULES.md), not to win:
+The kinds exist to make a load test hit every path of the rules (docs/rules.md), not to win:
 
 * ``random``: a uniformly random legal kind, a random legal amount (fixed limit: min or max).
 * ``calling_station``: checks or calls, never folds or raises, stands pat on the draw.

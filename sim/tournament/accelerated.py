@@ -79,13 +79,14 @@ class AcceleratedTournament:
         late_entrants: int = 0,
         faults: Sequence[float] = (),
         check_chips: bool = False,
-        observe: Callable[[Hand], None] | None = None,
+        observe: Callable[[str, Hand], None] | None = None,
         tournament_id: str = "accelerated",
     ) -> None:
         """``faults``: virtual times at which a table (drawn at random) is lost and rebuilt, its
         running hand voided (TOURN-11). ``check_chips``: after every input, sum every table's chips
-        and the players' in transit against the director's count (costs O(tables) each time).
-        ``observe`` is called with every hand as it is dealt (measurements, tests)."""
+        and the players' in transit against the director's count, and audit the director's books
+        (:meth:`Director.audit`; costs O(players) each time).
+        ``observe`` is called with every hand as it is dealt, with its table's id (measurements, tests)."""
         if entrants < 2 and not late_entrants:
             raise ValueError(f"entrants: at least 2 are needed, got {entrants}")
         if late_entrants and structure.late_registration is None:
@@ -124,6 +125,16 @@ class AcceleratedTournament:
         self._wake: float | None = None
         """The director's next wakeup, as of its last input."""
         self._clock = structure.clock_seconds
+
+    # ----------------------------------------------------------------- what the run shows
+
+    def profile(self, player_id: str) -> PlayerProfile:
+        """The profile player ``player_id`` plays with."""
+        return self._players[player_id].profile
+
+    def table(self, table_id: str) -> TournamentTable:
+        """The engine table open under ``table_id`` (KeyError once closed)."""
+        return self._tables[table_id].table
 
     # ----------------------------------------------------------------- the run
 
@@ -220,6 +231,7 @@ class AcceleratedTournament:
         self._react()
         if self.check_chips and not self._finished:
             self._check()
+            self.director.audit()
 
     def _react(self) -> None:
         """What bots do about the director's news: re-enter when out during late registration,
@@ -266,7 +278,7 @@ class AcceleratedTournament:
             raise RuntimeError(f"table {table_id} dealt hand {table.hand_number}, the director asked for {hand_number}")
         self.hands_by_players[hand.n] += 1
         if self._observe is not None:
-            self._observe(hand)
+            self._observe(table_id, hand)
         clock = self._clock
         seats, dealt = table.seats, table.hand_seats
         by_entry = self._by_entry

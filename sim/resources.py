@@ -1,0 +1,30 @@
+"""The files the commands read at run time: the example scenarios and the Prometheus configuration.
+
+Both ship in the wheel as data of the ``sim`` package, so ``tablestorm load smoke --prometheus``
+works from any directory after ``pip install tablestorm``. The Prometheus files have one source,
+``deploy/prometheus/`` (what operators deploy), which the build copies into the package as
+``sim/_deploy/prometheus/`` (``setup.py``); a source checkout (an editable install, the tests)
+reads them where they are.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import Final
+
+_PACKAGE: Final = Path(str(files("sim")))
+SCENARIOS: Final = _PACKAGE / "scenarios"
+"""The example scenarios (``smoke``, ``stud-ramp``, ...): ``tablestorm load NAME`` runs one."""
+_PACKAGED_PROMETHEUS: Final = _PACKAGE / "_deploy" / "prometheus"
+_CHECKOUT_PROMETHEUS: Final = _PACKAGE.parent / "deploy" / "prometheus"
+
+
+def example_scenarios() -> dict[str, Path]:
+    """The example scenarios by name (file stem)."""
+    return {path.stem: path for path in sorted(SCENARIOS.glob("*.yaml"))}
+
+
+def prometheus_config() -> Path:
+    """The directory holding ``prometheus.yml`` and the rule files it names."""
+    return _PACKAGED_PROMETHEUS if _PACKAGED_PROMETHEUS.is_dir() else _CHECKOUT_PROMETHEUS

@@ -1,0 +1,173 @@
+"""The documents cannot drift from the code: rule IDs, scenario keys and defaults, threshold
+metrics, the report's files.
+
+docs/rules.md is the rule book every citation points at: each rule ID cited anywhere in the
+project must be defined there, once. docs/scenarios.md documents each scenario key with its type
+and default: the keys must be the parser's (sim/scenario.py), each documented default must be the
+one the parser applies, and its full example must be a valid scenario using every key.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sim import scenario as scenarios
+from sim.report import HISTORY_COLUMNS
+from sim.stats import RunStats
+from sim.summary import LoadRunFacts, build_summary
+from sim.thresholds import METRICS
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = (ROOT / "docs" / "rules.md").read_text()
+SCENARIOS_DOC = (ROOT / "docs" / "scenarios.md").read_text()
+FAMILIES = ("CARD", "BET", "STUD", "DRAW", "SHOW", "CLOCK", "TABLE", "TOURN")
+RULE_ID = re.compile(rf"\b(?:{'|'.join(FAMILIES)})-\d+\b")
+CITING = [ROOT / "README.md", *(ROOT / d for d in ("services", "sim", "docs", "proto", "tests"))]
+
+
+def _cited() -> dict[str, set[str]]:
+    """Rule ID -> the files citing it (every text file under the citing places)."""
+    files = [p for place in CITING for p in ([place] if place.is_file() else sorted(place.rglob("*")))]
+    cited: dict[str, set[str]] = {}
+    for path in files:
+        if not path.is_file() or path.suffix not in {".py", ".md", ".proto", ".yaml", ".yml", ".pyi"}:
+            continue
+        for rule in RULE_ID.findall(path.read_text(encoding="utf-8")):
+            cited.setdefault(rule, set()).add(str(path.relative_to(ROOT)))
+    return cited
+
+
+def _defined() -> list[str]:
+    return re.findall(r"^- \*\*([A-Z]+-\d+)\*\*", RULES, re.M)
+
+
+def test_every_cited_rule_is_defined_in_docs_rules() -> None:
+    defined = set(_defined())
+    missing = {rule: sorted(files) for rule, files in _cited().items() if rule not in defined}
+    assert missing == {}
+
+
+def test_rules_are_defined_once_and_numbered_without_gaps() -> None:
+    defined = _defined()
+    assert len(defined) == len(set(defined)), sorted(r for r in defined if defined.count(r) > 1)
+    for family in FAMILIES:
+        numbers = [int(rule.split("-")[1]) for rule in defined if rule.split("-")[0] == family]
+        assert numbers and numbers == list(range(1, len(numbers) + 1)), (family, numbers)
+
+
+def test_the_engine_rules_are_all_cited_by_the_code() -> None:
+    """Every single-table rule the book defines is cited somewhere else: implemented, tested."""
+    cited = {rule for rule, files in _cited().items() if files - {"docs/rules.md"}}
+    engine_rules = {rule for rule in _defined() if not rule.startswith("TOURN-")}
+    assert engine_rules - cited == set()
+
+
+def test_citations_point_at_the_projects_rule_book() -> None:
+    """The shared RULES.md is not part of the project: nothing a user reads names it."""
+    readers = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "sim").rglob("*.py")),
+               *sorted((ROOT / "services").rglob("*.py"))]
+    assert [str(p.relative_to(ROOT)) for p in readers if "RULES.md" in p.read_text()] == []
+
+
+# ----------------------------------------------------------------------------- docs/scenarios.md
+
+
+def _table(heading: str) -> list[dict[str, str]]:
+    """The rows of the first Markdown table after ``heading``, as {column: cell}."""
+    lines = SCENARIOS_DOC.split(f"\n{heading}\n", 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    header, _, *body = rows
+    return [dict(zip(header, row, strict=True)) for row in body]
+
+
+def _keys(heading: str) -> dict[str, Any]:
+    """Documented key -> its documented default (the YAML in backticks)."""
+    return {row["key"].strip("`"): yaml.safe_load(row["default"].strip("`")) for row in _table(heading)}
+
+
+def test_documented_scenario_keys_are_the_parsers() -> None:
+    assert tuple(_keys("## Scenario keys")) == scenarios.SCENARIO_KEYS
+    assert tuple(_keys("### Games (`games[]`)")) == scenarios.GAME_KEYS
+    assert tuple(_keys("### Stages (`stages[]`)")) == scenarios.STAGE_KEYS
+    assert tuple(_keys("### Distributions (`think_s`, `session_s`)")) == scenarios.DISTRIBUTION_KEYS
+    kinds = " ".join(SCENARIOS_DOC.split("### Bot kinds (`bot_mix`)", 1)[1].split("###", 1)[0].split())
+    assert re.findall(r"`(\w+)` \(", kinds) == list(scenarios.BOT_KINDS)
+
+
+@pytest.mark.parametrize("key", scenarios.SCENARIO_KEYS)
+def test_documented_scenario_default_is_the_parsers(key: str) -> None:
+    """Writing the documented default gives the scenario that leaving the key out gives."""
+    default = _keys("## Scenario keys")[key]
+    assert scenarios.from_mapping({key: default}) == scenarios.from_mapping({})
+
+
+@pytest.mark.parametrize("key", scenarios.GAME_KEYS)
+def test_documented_game_default_is_the_parsers(key: str) -> None:
+    default = _keys("### Games (`games[]`)")[key]
+    assert scenarios.from_mapping({"games": [{key: default}]}) == scenarios.from_mapping({"games": [{}]})
+
+
+@pytest.mark.parametrize("key", scenarios.STAGE_KEYS)
+def test_documented_stage_default_is_the_parsers(key: str) -> None:
+    default = _keys("### Stages (`stages[]`)")[key]
+    other = {"duration_s": 4, "bots": 3}
+    other.pop(key)
+    first = {"duration_s": 5, "bots": 5}
+    with_default = scenarios.from_mapping({"stages": [first, {**other, key: default}]})
+    assert with_default == scenarios.from_mapping({"stages": [first, other]})
+
+
+@pytest.mark.parametrize(("key", "dist"), [("dist", None), ("value", "fixed"), ("mean", "exponential"),
+                                           ("min", "uniform"), ("max", "uniform")])
+def test_documented_distribution_default_is_the_parsers(key: str, dist: str | None) -> None:
+    default = _keys("### Distributions (`think_s`, `session_s`)")[key]
+    base = {} if dist is None else {"dist": dist}
+    written = scenarios.from_mapping({"think_s": {**base, key: default}}).think
+    assert written == scenarios.from_mapping({"think_s": base}).think
+
+
+def test_documented_example_is_a_scenario_with_every_key() -> None:
+    block = SCENARIOS_DOC.split("### A scenario with every key", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    data = yaml.safe_load(block)
+    assert set(data) == set(scenarios.SCENARIO_KEYS)
+    parsed = scenarios.from_mapping(data, "docs/scenarios.md")
+    assert {key for game in data["games"] for key in game} == set(scenarios.GAME_KEYS)
+    assert parsed.stages and len(parsed.games) == 3
+
+
+def test_documented_threshold_metrics_are_the_parsers() -> None:
+    rows = _table("## Thresholds")
+    documented = {row["metric"].strip("`"): row["summary.json value"].strip("`") for row in rows}
+    assert documented == {metric: ".".join(path) for metric, (path, _) in METRICS.items()}
+
+
+def test_documented_report_files() -> None:
+    """summary.json keys (those build_summary makes and those the driver adds), history.csv's
+    columns, report.html's sections and charts."""
+    documented = {key.strip("` ") for row in _table("### summary.json") for key in row["key"].split(",")}
+    facts = LoadRunFacts(
+        run={}, scenario="", scenario_resolved={}, stages_run=(), warnings=(), interrupted=None, aborted=False,
+        kinds_acted=(), hands_voided_by_faults=0, hands_voided_at_end=0, wind_down=None, recoveries=(),
+        chips_bought_by_bots=0, nodes=0, hands_by_game={}, placements={}, registry_node="",
+        protocol_violation_samples=(), prometheus_url=None,
+    )
+    summary = build_summary(
+        RunStats(), bots=0, duration_s=1.0, chips_start=None, chips_end=None, hosts=1, fleets=1, run=facts.to_dict()
+    )
+    assert documented == set(summary)
+    assert [row["column"].strip("`") for row in _table("### history.csv")] == list(HISTORY_COLUMNS)
+    report = (ROOT / "sim" / "report.py").read_text()
+    for section in re.findall(r"<h2>([^<]+)</h2>", report):
+        assert f"**{section}**" in SCENARIOS_DOC, section
+    for chart in re.findall(r'_figure\("([^"]+)"', report):
+        assert f"*{chart}*" in SCENARIOS_DOC, chart
