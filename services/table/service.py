@@ -1,9 +1,10 @@
 """The RPC layer of ``tablestorm.v1.TableService``: requests in, statuses and streams out.
 
-Handlers are registered by hand (:func:`handlers`) rather than through the generated
-``add_TableServiceServicer_to_server`` for one reason: the Play stream writes bytes that
-:mod:`services.table.hub` has already serialized (once per visibility class), so its response
-serializer is the identity. Clients use the generated stub unchanged; the wire is the proto's.
+Handlers are registered by hand (:func:`handlers`, with :mod:`services.table.handlers`) rather
+than through the generated ``add_TableServiceServicer_to_server``: undecodable requests are
+answered INVALID_ARGUMENT, and the Play stream writes bytes that :mod:`services.table.hub` has
+already serialized (once per visibility class), so its response serializer is the identity.
+Clients use the generated stub unchanged; the wire is the proto's.
 """
 
 from __future__ import annotations
@@ -12,17 +13,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeAlias
 
 import grpc
-from google.protobuf.message import DecodeError, Message
 
 from services.engine import variant_named
 
-from . import convert, jsonlog
+from . import convert
 from . import validation as check
 from .auth import DIRECTOR_METADATA_KEY, MAX_TOKEN_LENGTH, SeatKey, metadata_value, token_from
 from .errors import ServiceError, invalid
+from .handlers import Context, Undecodable, parse_as, unary
 from .host import AnyLiveTable, Directed, TableHost, TableSpec
 from .hub import PONGS, RESULTS, Outbox, frame
 from .live_tournament import LiveTournamentTable
@@ -38,34 +38,7 @@ MIN_DIRECTOR_TOKEN = 32
 HELLO_TIMEOUT = 10.0
 """A Play stream that has not said Hello by then is closed (it holds a connection slot)."""
 
-Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 log = logging.getLogger(__name__)
-_UNDECODABLE = jsonlog.Throttled(log, "undecodable request")
-
-
-class Undecodable:
-    """Request bytes that do not parse as the method's message: the handler answers
-    INVALID_ARGUMENT (gRPC itself would answer UNKNOWN and log a traceback per request)."""
-
-    __slots__ = ("error", "message")
-
-    def __init__(self, message: str, error: str) -> None:
-        self.message = message
-        self.error = error
-
-    def refusal(self) -> ServiceError:
-        _UNDECODABLE.warn(expected=self.message, error=self.error)
-        return invalid(f"request: the bytes are not a valid {self.message} message")
-
-
-def _parser(kind: type[Message]) -> Callable[[bytes], Message | Undecodable]:
-    def parse(data: bytes) -> Message | Undecodable:
-        try:
-            return kind.FromString(data)
-        except DecodeError as exc:
-            return Undecodable(kind.DESCRIPTOR.full_name, str(exc))
-
-    return parse
 
 
 class TableService:
@@ -186,7 +159,7 @@ class TableService:
 
     # ----------------------------------------------------------------- the Play stream
 
-    async def play(self, requests: AsyncIterator[pb.ClientMessage], context: Context) -> None:
+    async def play(self, requests: AsyncIterator[pb.ClientMessage | Undecodable], context: Context) -> None:
         """Hello, then two tasks: a reader applying the client's messages and a writer draining
         the outbox. The call ends when the outbox closes (stand-up, overflow, replacement,
         shutdown) or the client goes away (grpc cancels this coroutine)."""
@@ -198,7 +171,7 @@ class TableService:
             raise ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {HELLO_TIMEOUT:g} s"
             ) from None
-        if type(first) is Undecodable:
+        if isinstance(first, Undecodable):
             raise first.refusal()
         if first.WhichOneof("kind") != "hello":
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "hello: the first message must be a hello")
@@ -232,14 +205,18 @@ class TableService:
             count()
 
     async def _read(
-        self, requests: AsyncIterator[pb.ClientMessage], live: AnyLiveTable, key: SeatKey | None, outbox: Outbox
+        self,
+        requests: AsyncIterator[pb.ClientMessage | Undecodable],
+        live: AnyLiveTable,
+        key: SeatKey | None,
+        outbox: Outbox,
     ) -> None:
         """Apply the client's messages in order; a protocol error closes the stream."""
         count = self._metrics.messages_in.inc
         with contextlib.suppress(grpc.RpcError, grpc.aio.AioRpcError):
             async for message in requests:
                 count()
-                if type(message) is Undecodable:
+                if isinstance(message, Undecodable):
                     refusal = message.refusal()
                     outbox.close(refusal.code, refusal.message)
                     return
@@ -295,29 +272,10 @@ _STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 # ----------------------------------------------------------------- registration
 
-Handler = Callable[[Any, Context], Awaitable[Any]]
-
-
-def _unary(method: Handler) -> Handler:
-    """Answer a ServiceError with its status (the body of every unary handler)."""
-
-    async def handle(request: Any, context: Context) -> Any:
-        try:
-            if type(request) is Undecodable:
-                raise request.refusal()
-            return await method(request, context)
-        except ServiceError as exc:
-            await context.abort(exc.code, exc.message)
-        except Exception:  # a bug: logged once here, and the client learns nothing of the code
-            log.exception("handler failed", extra={"method": method.__name__})
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged by the server)")
-
-    return handle
-
 
 async def _stream(
-    method: Callable[[AsyncIterator[Any], Context], Awaitable[None]],
-    requests: AsyncIterator[Any],
+    method: Callable[[AsyncIterator[pb.ClientMessage | Undecodable], Context], Awaitable[None]],
+    requests: AsyncIterator[pb.ClientMessage | Undecodable],
     context: Context,
 ) -> None:
     try:
@@ -327,14 +285,7 @@ async def _stream(
 
 
 def handlers(service: TableService) -> grpc.GenericRpcHandler:
-    def unary(method: Handler, request: type[Message], response: type[Message]) -> grpc.RpcMethodHandler:
-        return grpc.unary_unary_rpc_method_handler(
-            _unary(method),
-            request_deserializer=_parser(request),
-            response_serializer=response.SerializeToString,
-        )
-
-    async def play(requests: AsyncIterator[pb.ClientMessage], context: Context) -> None:
+    async def play(requests: AsyncIterator[pb.ClientMessage | Undecodable], context: Context) -> None:
         await _stream(service.play, requests, context)
 
     return grpc.method_handlers_generic_handler(
@@ -358,7 +309,7 @@ def handlers(service: TableService) -> grpc.GenericRpcHandler:
             "DealHand": unary(service.deal_hand, pb.DealHandRequest, pb.HandResult),
             # Responses are pre-serialized ServerMessage bytes (see services.table.hub).
             "Play": grpc.stream_stream_rpc_method_handler(
-                play, request_deserializer=_parser(pb.ClientMessage), response_serializer=None
+                play, request_deserializer=parse_as(pb.ClientMessage), response_serializer=None
             ),
         },
     )

@@ -494,12 +494,14 @@ class TournamentHandVoided(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., hand_number: _Optional[int] = ...) -> None: ...
 
 class Finished(_message.Message):
-    __slots__ = ("winner_entry_id", "winner_player_id")
+    __slots__ = ("winner_entry_id", "winner_player_id", "prize")
     WINNER_ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
     WINNER_PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIZE_FIELD_NUMBER: _ClassVar[int]
     winner_entry_id: str
     winner_player_id: str
-    def __init__(self, winner_entry_id: _Optional[str] = ..., winner_player_id: _Optional[str] = ...) -> None: ...
+    prize: int
+    def __init__(self, winner_entry_id: _Optional[str] = ..., winner_player_id: _Optional[str] = ..., prize: _Optional[int] = ...) -> None: ...
 
 class SeatAssigned(_message.Message):
     __slots__ = ("entry_id", "table_id", "seat", "endpoint", "seat_token", "resume_after_seq")
