@@ -172,9 +172,6 @@ def _operator_token(path: str) -> str:
 
 
 def _serve_tournaments(args: argparse.Namespace) -> int:
-    from services.tournament.lobby import LobbyLimits
-    from services.tournament.server import TournamentServerConfig, run
-
     from .inputs import InputError
 
     try:
@@ -184,6 +181,9 @@ def _serve_tournaments(args: argparse.Namespace) -> int:
     except (InputError, OSError) as exc:
         print(f"tablestorm serve-tournaments: {exc}", file=sys.stderr)
         return 2
+    from services.tournament.lobby import LobbyLimits  # after the checks: a refusal is instant
+    from services.tournament.server import TournamentServerConfig, run
+
     config = TournamentServerConfig(
         tables=tables,
         host=args.host,

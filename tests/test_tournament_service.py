@@ -176,8 +176,10 @@ class Bot:
     entry_id: str = ""
     events: list[tpb.TournamentEvent] = field(default_factory=list)
     seats: list[tpb.SeatAssigned] = field(default_factory=list)
-    seat_ends: list[grpc.StatusCode] = field(default_factory=list)
-    """How each of its Play streams ended (OK: moved or out; UNAVAILABLE: its server died)."""
+    held_at: str = ""
+    """While ``acting`` is clear: the table server where the bot has a turn it does not take."""
+    seat_ends: list[tuple[str, grpc.StatusCode]] = field(default_factory=list)
+    """Where and how each of its Play streams ended (OK: moved or out; UNAVAILABLE: the server died)."""
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     """Notified on everything the bot sees (the bots of a test share one)."""
     _count: int = 0
@@ -231,14 +233,18 @@ class Bot:
                         with contextlib.suppress(grpc.aio.AioRpcError):
                             await stub.SitIn(sit_in, metadata=(("x-seat-token", seat.seat_token),))
                 if message.HasField("your_turn"):
-                    await self.acting.wait()
+                    if not self.acting.is_set():
+                        self.held_at = seat.endpoint  # a hand is running there, waiting for this bot
+                        await self._notify()
+                        await self.acting.wait()
+                        self.held_at = ""
                     self._count += 1
                     action = random_action(list(message.your_turn.legal), self.rng)
                     action.action_id, action.turn_seq = f"{self.player_id}-{self._count}", message.your_turn.seq
                     await call.write(pb.ClientMessage(act=action))
-            self.seat_ends.append(await call.code())
+            self.seat_ends.append((seat.endpoint, await call.code()))
         except grpc.aio.AioRpcError as exc:
-            self.seat_ends.append(exc.code())
+            self.seat_ends.append((seat.endpoint, exc.code()))
         finally:
             await self._notify()
 
@@ -392,7 +398,7 @@ async def test_a_stud_and_a_draw_mtt_play_to_a_winner_with_every_chip_conserved(
                 assert [(s.table_id, s.seat) for s in bot.seats] == [
                     (e.table_id, e.seat) for e in seated
                 ] + [(e.to_table, e.to_seat) for e in moved]
-                assert all(code == grpc.StatusCode.OK for code in bot.seat_ends), bot.seat_ends
+                assert all(code == grpc.StatusCode.OK for _, code in bot.seat_ends), bot.seat_ends
             await channels.close()
         for server in servers.tables:
             assert server.host is not None and not server.host.tables  # every table closed at the end
@@ -423,6 +429,30 @@ async def test_a_sit_and_go_starts_when_full_and_plays_to_a_winner() -> None:
         await asyncio.wait_for(asyncio.gather(*watching), TIMEOUT)
         await check_finished(servers, "sng", players[:6], 6 * 200)
         await channels.close()
+        await check_watch_replays("sng", players[0], players[1], servers.stub)
+
+
+async def check_watch_replays(tournament_id: str, bot: Bot, other: Bot, stub: trpc.TournamentServiceStub) -> None:
+    """Watch after the end replays the record: public events numbered 1..N without a gap, and with
+    the player's token, resumed after any seq, exactly what its live stream had from there (its
+    SeatAssigned events included, each after the public event it followed); it then ends OK."""
+    public = [e async for e in stub.Watch(tpb.WatchRequest(tournament_id=tournament_id))]
+    assert [e.seq for e in public] == list(range(1, len(public) + 1))
+    assert [e for e in bot.events if not e.HasField("seat_assigned")] == public
+    assert bot.of("seat_assigned") and not any(e.HasField("seat_assigned") for e in public)
+    for after in (0, public[len(public) // 2].seq, public[-1].seq):
+        request = tpb.WatchRequest(tournament_id=tournament_id, player_id=bot.player_id, resume_after_seq=after)
+        resumed = [e async for e in stub.Watch(request, metadata=player(bot.token))]
+        cut = next((i + 1 for i, e in enumerate(bot.events) if not e.HasField("seat_assigned") and e.seq == after), 0)
+        assert resumed == bot.events[cut:], after
+    theirs = tpb.WatchRequest(tournament_id=tournament_id, player_id=bot.player_id)
+
+    async def read() -> None:
+        async for _ in stub.Watch(theirs, metadata=player(other.token)):
+            pass
+
+    code, _ = await code_of(read())
+    assert code == grpc.StatusCode.PERMISSION_DENIED  # another player's SeatAssigned stay its own
 
 
 def late_structure() -> tpb.TournamentStructure:

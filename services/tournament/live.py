@@ -342,18 +342,19 @@ class LiveTournament:
         """Open ``command``'s table on the least loaded server up that takes it."""
         table_id, wire_id = command.table_id, convert.wire_table_id(command.table_id)
         for client in self._servers.candidates():
+            self._servers.placed(client.endpoint)  # counted before the call: tables opened at once spread
             try:
                 await client.open_table(
                     self._token, wire_id, command.options, hand_number=command.hand_number, seed=self._table_seed
                 )
-            except TableServerDown as exc:
-                self._servers.report_down(exc.endpoint, str(exc))
-                continue
-            except TableRefused as exc:  # e.g. ALREADY_EXISTS (a stale copy), RESOURCE_EXHAUSTED
-                log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
+            except (TableServerDown, TableRefused) as exc:
+                self._servers.released(client.endpoint)
+                if isinstance(exc, TableServerDown):
+                    self._servers.report_down(exc.endpoint, str(exc))
+                else:  # e.g. ALREADY_EXISTS (a stale copy), RESOURCE_EXHAUSTED
+                    log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
                 continue
             self._epochs += 1
-            self._servers.placed(client.endpoint)
             self._tables[table_id] = _Placement(client, wire_id, self._epochs, self._loop.time())
             self._unplaced.pop(table_id, None)
             return True
