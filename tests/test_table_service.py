@@ -48,12 +48,13 @@ T = TypeVar("T", bound=SeatedTable[Any])
 grpc.aio.init_grpc_aio()
 
 
-def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test in a fresh event loop, bounded in time."""
+def run_async(test: Callable[..., Coroutine[Any, Any, None]], timeout: float = 60) -> Callable[..., None]:
+    """Run an async test in a fresh event loop, bounded in time (``functools.partial(run_async,
+    timeout=...)`` for a longer bound)."""
 
     @functools.wraps(test)
     def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(asyncio.wait_for(test(*args, **kwargs), 60))
+        asyncio.run(asyncio.wait_for(test(*args, **kwargs), timeout))
 
     return wrapper
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import pytest
 from test_table_service import assert_every_rpc_served, run_async
 
 from services.table.host import HostLimits
@@ -549,6 +551,23 @@ async def test_rebuys_and_the_add_on_through_the_rpcs() -> None:  # TOURN-10
         await check_finished(servers, "r", players[:8], expected)
         payouts = await servers.stub.GetPayouts(tpb.TournamentRequest(tournament_id="r"))
         assert payouts.prize_pool == 10 * (8 + len(rebuys) + len(add_ons))
+        await channels.close()
+
+
+@pytest.mark.slow
+@functools.partial(run_async, timeout=600)
+async def test_a_120_entrant_stud_mtt_on_three_table_servers() -> None:  # TOURN-2..6, TOURN-11
+    """Fifteen 8-max tables spread over three servers, broken and balanced down to one winner."""
+    async with tournament_servers(tables=3) as servers:
+        players, channels, watching = await started(
+            servers, "big", fast_structure("7stud", level_s=3.0), entrants=120, seed=120
+        )
+        placed = [len(s.host.tables) for s in servers.tables if s.host is not None]
+        assert sorted(placed) == [5, 5, 5]  # least loaded first
+        await follow_the_chips(servers, "big", players[0], 120 * 200)
+        await asyncio.wait_for(asyncio.gather(*watching), 600)
+        await check_finished(servers, "big", players, 120 * 200)
+        assert players[0].of("hand_for_hand")  # TOURN-5 on the bubble, with tables to wait for
         await channels.close()
 
 

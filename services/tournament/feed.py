@@ -35,9 +35,9 @@ class EventFeed:
         self._positions: list[int] = []
         """Index in ``_entries`` of each public event (seq k at ``_positions[k - 1]``)."""
         self._changed = asyncio.Event()
-        self._ended: ServiceError | None = None
+        self._error: ServiceError | None = None
         self.ended = False
-        """No entry will follow: watchers end once they have read everything (OK, or ``_ended``)."""
+        """No entry will follow: watchers end once they have read everything (OK, or ``_error``)."""
 
     @property
     def last_seq(self) -> int:
@@ -65,7 +65,7 @@ class EventFeed:
     def end(self, error: ServiceError | None = None) -> None:
         """No more events: watchers end after the last (with ``error``'s status, if given)."""
         self.ended = True
-        self._ended = error
+        self._error = error
         self._wake()
 
     def start_position(self, resume_after: int | None) -> int:
@@ -91,7 +91,7 @@ class EventFeed:
                 if not entry.player_id or entry.player_id == player_id:
                     yield entry.event
             if self.ended:
-                if self._ended is not None:
-                    raise self._ended
+                if self._error is not None:
+                    raise self._error
                 return
             await changed.wait()

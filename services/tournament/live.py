@@ -154,10 +154,6 @@ class LiveTournament:
             return "registering"
         return "paused" if self.paused else "running"
 
-    @property
-    def late_registration_open(self) -> bool:
-        return self._late_open
-
     def state(self) -> tpb.TournamentState:
         return convert.state_to_proto(
             self.director,
@@ -167,11 +163,6 @@ class LiveTournament:
             last_seq=self.feed.last_seq,
             now=self.now(),
         )
-
-    def placement_of(self, table_id: str) -> tuple[str, str] | None:
-        """(endpoint, table service id) of one of the director's tables, if it is placed."""
-        placement = self._tables.get(table_id)
-        return None if placement is None else (placement.client.endpoint, placement.wire_id)
 
     def _stalled_for(self) -> float:
         """Seconds since the stalest table last finished a hand while it could deal (0: none)."""

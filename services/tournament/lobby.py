@@ -32,6 +32,8 @@ STATUSES = ("registering", "running", "paused", "finished")
 
 @dataclass(frozen=True, slots=True)
 class LobbyLimits:
+    """What one tournament server takes on at most."""
+
     max_tournaments: int = 100
     """Tournaments not finished at once (finished ones are kept too, up to ``finished_kept``)."""
     finished_kept: int = 100
@@ -128,7 +130,7 @@ class TournamentLobby:
 
     # ----------------------------------------------------------------- players
 
-    def _player(self, tournament_id: str, player_id: str, token: str | None) -> tuple[LiveTournament, str]:
+    def _player(self, tournament_id: str, player_id: str, token: str | None) -> LiveTournament:
         """The tournament, if ``token`` is the token of ``player_id`` (NOT_FOUND for a stranger)."""
         live = self.tournament(tournament_id)
         tokens = self._tokens[tournament_id]
@@ -137,7 +139,7 @@ class TournamentLobby:
                 grpc.StatusCode.NOT_FOUND, f"player_id: {player_id!r} is not registered in {tournament_id!r}"
             )
         tokens.check(player_id, token)
-        return live, player_id
+        return live
 
     async def register(
         self, tournament_id: str, player_id: str, auto_rebuy: bool, token: str | None
@@ -162,7 +164,7 @@ class TournamentLobby:
         return entry_id, token, live
 
     async def unregister(self, tournament_id: str, player_id: str, token: str | None) -> LiveTournament:
-        live, _ = self._player(tournament_id, player_id, token)
+        live = self._player(tournament_id, player_id, token)
         with _refusals():
             await live.submit(lambda now: live.director.unregister(player_id, now))
         self._tokens[tournament_id].forget(player_id)
@@ -173,7 +175,7 @@ class TournamentLobby:
     ) -> LiveTournament:
         """A call a player makes for itself (rebuy, add-on, away): ``action(director, now)``."""
         self._require_accepting()
-        live, _ = self._player(tournament_id, player_id, token)
+        live = self._player(tournament_id, player_id, token)
         with _refusals():
             await live.submit(lambda now: action(live.director, now))
         return live

@@ -35,6 +35,8 @@ class FaultPolicy:
 
 @dataclass(slots=True)
 class _Backend:
+    """One table server: its client, the tables placed there, and whether it is up."""
+
     client: RemoteTables
     tables: int = 0
     up: bool = True
@@ -67,10 +69,6 @@ class TableServers:
 
     def is_up(self, endpoint: str) -> bool:
         return self._backends[endpoint].up
-
-    def tables_at(self, endpoint: str) -> int:
-        """Tables placed at ``endpoint`` and not released."""
-        return self._backends[endpoint].tables
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Hear of servers going down and coming back; returns the call that stops it."""

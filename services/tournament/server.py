@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class TournamentServerConfig:
+    """Everything ``tablestorm serve-tournaments`` is started with."""
+
     tables: tuple[str, ...]
     """The table servers (``host:port``) the tournaments' tables are placed on."""
     host: str = "127.0.0.1"

@@ -51,6 +51,8 @@ def player_id(value: str) -> str:
 
 
 class TournamentService:
+    """The handlers of ``tablestorm.v1.TournamentService``: each checks its request and asks the lobby."""
+
     def __init__(self, lobby: TournamentLobby, operator_token: str | None) -> None:
         self._lobby = lobby
         self._operator_token = operator_token
