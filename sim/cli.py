@@ -197,7 +197,7 @@ def _serve_tournaments(args: argparse.Namespace) -> int:
 
 def _register_serve_tournaments(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tablestorm serve-tournaments``: run tournaments on the table servers given
-    (services/tournament, docs/tournaments.md).
+    (services/tournament, docs/tournament_service.md).
 
     Exit status 0 after a graceful stop (SIGTERM, SIGINT: every tournament pauses, running hands
     finish until --drain-seconds, the tables close); 2 when it cannot start: a bad flag, an
@@ -262,7 +262,7 @@ def _replay(args: argparse.Namespace) -> int:
             result = _replay_result(path, number, parsed, hand)
             print(json.dumps(result), flush=True)
             if result["matches_recorded_stacks"] is False:
-                ours, recorded = result["finishing_stacks"], parsed.fields["finishing_stacks"]
+                ours, recorded = result["finishing_stacks"], list(parsed.finishing_stacks or ())
                 print(f"tablestorm replay: {where}: finishing stacks {ours} differ from the recorded "
                       f"{recorded}", file=sys.stderr)
                 status = max(status, 1)
@@ -286,18 +286,18 @@ def _replay_result(path: str, number: int, parsed: PhhHand, hand: Hand) -> dict[
                 {"player": label, "amount": event.amount, "share": event.share}
             )
     finishing = parsed.in_phh_order(hand.stacks)
-    recorded = parsed.fields.get("finishing_stacks")
+    recorded = parsed.finishing_stacks
     last = hand.events[-1]
     return {
         "file": path,
-        "hand": parsed.fields.get("hand", number),
+        "hand": number if parsed.hand_number is None else parsed.hand_number,
         "variant": parsed.code,
         "players": parsed.n,
         "starting_stacks": parsed.in_phh_order(parsed.stacks),
         "finishing_stacks": finishing,
         "pots": [{"amount": amounts[k], "winners": winners[k], "awards": awards[k]} for k in sorted(amounts)],
         "showdown": isinstance(last, HandEnded) and last.showdown,
-        "matches_recorded_stacks": None if recorded is None else recorded == finishing,
+        "matches_recorded_stacks": None if recorded is None else list(recorded) == finishing,
     }
 
 
@@ -399,9 +399,52 @@ def _or(value: float | None, default: float) -> float:
 DEFAULT_FOLD, DEFAULT_RAISE = 0.15, 0.25
 """--policy benchmark: the chances to fold to a bet and to bet or raise when open."""
 
-_GAMES = ("7stud", "7stud8", "5stud", "7a5draw")
-"""services.engine.VARIANTS' codes, spelled out so that building the parser imports no engine code."""
-_STRUCTURES = ("fixed_limit", "pot_limit", "no_limit")
+class _Registry(Sequence[str]):
+    """A registry's names as argparse ``choices``, read from the registry when first asked for:
+    ``tablestorm --help`` stays instant (the engine takes a second to import), and the names are
+    defined once, where the games and structures are."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]) -> None:
+        self._names = names
+        self._cache: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._cache is None:
+            self._cache = tuple(self._names())
+        return self._cache
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same names (the registry's own tuple, say)."""
+        return isinstance(other, Sequence) and self._all() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to tuples, so not hashable
+
+
+def _games() -> Sequence[str]:
+    from services.engine import VARIANTS
+
+    return tuple(VARIANTS)
+
+
+def _structures() -> Sequence[str]:
+    from services.engine import Structure
+
+    return tuple(s.value for s in Structure)
+
+
+_GAMES = _Registry(_games)
+"""The engine's games (``services.engine.VARIANTS``), for ``--game``."""
+_STRUCTURES = _Registry(_structures)
+"""The engine's betting structures (``services.engine.Structure``), for ``--structure``/``--betting``."""
 
 
 def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -414,13 +457,13 @@ def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p = sub.add_parser("simulate", help="play random hands in-process and print hands/s",
                        description=_register_simulate.__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=_GAMES, help="the game")
+    p.add_argument("--game", required=True, choices=_GAMES, metavar="GAME", help="the game: %(choices)s")
     p.add_argument("--players", type=flag(COUNT), default=None,
                    help="players dealt in (default 6, or the game's maximum if lower)")
     p.add_argument("--hands", type=flag(COUNT), default=1000, help="hands to play (default 1000)")
     p.add_argument("--seed", type=flag(SEED), default=None, help="make the run reproducible (TABLE-2)")
-    p.add_argument("--structure", choices=_STRUCTURES, default=None,
-                   help="betting structure (default fixed_limit; pot/no limit: 7a5draw only)")
+    p.add_argument("--structure", choices=_STRUCTURES, default=None, metavar="STRUCTURE",
+                   help="betting structure: %(choices)s (default fixed_limit; pot/no limit: 7a5draw only)")
     p.add_argument("--policy", choices=("random", "benchmark"), default="random",
                    help="random: uniform over legal actions; benchmark: fold/raise probabilities")
     p.add_argument("--fold", type=flag(PROBABILITY), default=None, metavar="P",
@@ -440,6 +483,7 @@ def _load(args: argparse.Namespace) -> int:
     import json
 
     from sim import cluster
+    from sim.deployment import DeploymentError
     from sim.driver import LoadTest
     from sim.inputs import InputError
     from sim.interruption import EXIT_STATUS, Interruption
@@ -470,6 +514,9 @@ def _load(args: argparse.Namespace) -> int:
         result = test.run()
     except PrometheusError as exc:
         print(f"tablestorm load: --prometheus: {exc}", file=sys.stderr)
+        return 2
+    except DeploymentError as exc:
+        print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
         print("tablestorm load: interrupted before the load began: nothing was measured", file=sys.stderr)
@@ -510,7 +557,8 @@ def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("--bots", type=int, help="bots (closed model, no ramp)")
     p.add_argument("--hosts", type=int, help="table host actors")
     p.add_argument("--fleets", type=int, help="bot fleet actors")
-    p.add_argument("--game", choices=_GAMES, help="play this game only (with the scenario's first game's stakes)")
+    p.add_argument("--game", choices=_GAMES, metavar="GAME",
+                   help="play this game only (with the scenario's first game's stakes): %(choices)s")
     p.add_argument("--duration", type=float, help="seconds of load (at least 1)")
     p.add_argument("--think", type=float, help="bot think time in seconds (fixed)")
     p.add_argument("--clock", type=float, help="action clock seconds (CLOCK-1; its limits: clock_seconds in "
@@ -580,13 +628,13 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p = sub.add_parser("structure", help="suggest tournament levels for a target duration",
                        description=_register_structure.__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=_GAMES, help="the game")
+    p.add_argument("--game", required=True, choices=_GAMES, metavar="GAME", help="the game: %(choices)s")
     p.add_argument("--entrants", type=int, required=True, help="expected entries (at least 2)")
     p.add_argument("--starting-stack", type=int, required=True, help="chips per entry")
     p.add_argument("--target-hours", type=float, required=True, help="how long the tournament should last")
     p.add_argument("--level-minutes", type=float, default=20.0, help="minutes a level (default 20)")
-    p.add_argument("--betting", choices=_STRUCTURES, default="fixed_limit",
-                   help="betting structure (default fixed_limit; pot/no limit: 7a5draw only)")
+    p.add_argument("--betting", choices=_STRUCTURES, default="fixed_limit", metavar="STRUCTURE",
+                   help="betting structure: %(choices)s (default fixed_limit; pot/no limit: 7a5draw only)")
     p.add_argument("--seats", type=int, default=0, help="seats per table (default: the game's maximum)")
     p.add_argument("--breaks-every", type=int, default=0, metavar="L", help="a break after every L levels")
     p.add_argument("--break-minutes", type=float, default=None, metavar="B",
@@ -597,6 +645,13 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(handler=lambda args: _structure(args, p))
 
 
+def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm capacity``: a stepped load sweep and the USL (sim/capacity)."""
+    from sim.capacity.command import register
+
+    register(sub)
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_replay,
     _register_simulate,
@@ -604,6 +659,7 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_serve_tournaments,
     _register_load,
     _register_structure,
+    _register_capacity,
 ]
 
 

@@ -22,9 +22,34 @@ from .prometheus import write_targets
 
 FLEET_START_TIMEOUT = 60.0
 """Seconds a new fleet may take to answer ``start``; past that it was placed on a dying node."""
+START_TIMEOUT = 120.0
+"""Seconds the registry and the table hosts may take to start (a cold node imports Ray and gRPC)."""
+CALL_TIMEOUT = 60.0
+"""Seconds any other call to the run's actors may take (opening thousands of tables included)."""
 HOST_CHECK_TIMEOUT = 3.0
 """A host that takes longer to answer is slow, not dead: it is asked again next second."""
 COLLECT_TIMEOUT = 5.0
+
+
+def remote(actor_class: type) -> Any:
+    """An ``@ray.remote`` class as Ray made it (with ``options`` and ``remote``): Ray's typing
+    leaves the decorated class typed as the plain one."""
+    return actor_class
+
+
+class DeploymentError(RuntimeError):
+    """A run's actor could not be started or reached in time; the message says which and what to try."""
+
+
+def within(ray: Any, refs: Any, seconds: float, what: str) -> Any:
+    """``ray.get(refs)`` bounded by ``seconds``; past that a :class:`DeploymentError` naming ``what``."""
+    try:
+        return ray.get(refs, timeout=seconds)
+    except ray.exceptions.GetTimeoutError:
+        raise DeploymentError(
+            f"{what} did not answer within {seconds:g} s: is the cluster overloaded or short of "
+            "resources? (`ray status` shows its nodes and resources)"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +107,8 @@ class Deployment:
         self._next_fleet = 0
         self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        self.registry = RegistryActor.options(name=self.registry_name, scheduling_strategy=here).remote()
-        self.registry_node: str = ray.get(self.registry.node_id.remote())
+        self.registry = remote(RegistryActor).options(name=self.registry_name, scheduling_strategy=here).remote()
+        self.registry_node: str = within(ray, self.registry.node_id.remote(), START_TIMEOUT, "the run's registry")
 
     @property
     def running(self) -> Iterator[str]:
@@ -101,10 +126,11 @@ class Deployment:
         for _ in range(count):
             host_id = f"host-{self._next_host}"
             self._next_host += 1
-            handles[host_id] = TableHostActor.options(
+            handles[host_id] = remote(TableHostActor).options(
                 scheduling_strategy=self.placement.strategy(self.running)
             ).remote(host_id, self.registry_name, self.host_limits)
-        reports = self.ray.get([h.start.remote() for h in handles.values()])
+        reports = within(self.ray, [h.start.remote() for h in handles.values()], START_TIMEOUT,
+                         f"{len(handles)} table host(s) starting")
         infos = [ActorInfo.of(r, r["host_id"]) for r in reports]
         self.placement.placed({i.actor_id: i.node_id for i in infos})
         self.hosts.update(handles)
@@ -121,7 +147,7 @@ class Deployment:
         for _attempt in range(3):
             fleet_id = f"fleet-{self._next_fleet}"
             self._next_fleet += 1
-            handle = FleetActor.options(
+            handle = remote(FleetActor).options(
                 scheduling_strategy=self.placement.strategy(self.running, avoiding)
             ).remote(fleet_id, self.registry_name, self.start, self.bot_config)
             chosen = self.placement.choosing()
@@ -141,48 +167,43 @@ class Deployment:
     def begin(self, start: float) -> None:
         """The run's timeline starts at ``start`` (Unix seconds) for every fleet."""
         self.start = start
-        self.ray.get([fleet.begin.remote(start) for fleet in self.fleets.values()])
+        within(self.ray, [fleet.begin.remote(start) for fleet in self.fleets.values()], CALL_TIMEOUT, "the fleets")
 
     # ----------------------------------------------------------------- watching
 
-    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
-        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
+    def poll(self, actors: Mapping[str, Any], method: str, timeout: float) -> tuple[dict[str, Any], list[str]]:
+        """Call ``method`` on every actor of ``actors``: the answers that came within ``timeout``
+        seconds by actor id, and the actors Ray reports dead. One that did not answer in time is
+        slow, not dead: it is in neither (asked again next second)."""
         ray = self.ray
-        ids = list(self.hosts)
-        refs = [self.hosts[h].hands_by_game.remote() for h in ids]
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=HOST_CHECK_TIMEOUT)
-        hands: dict[str, dict[str, int]] = {}
+        ids = list(actors)
+        refs = [getattr(actors[a], method).remote() for a in ids]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)
+        answers: dict[str, Any] = {}
         dead = []
-        for host_id, ref in zip(ids, refs, strict=True):
-            if ref not in ready:
-                continue  # slow, not dead: asked again next second
-            try:
-                hands[host_id] = ray.get(ref)
-            except ray.exceptions.RayActorError:
-                dead.append(host_id)
-        return hands, dead
-
-    def collect(self) -> tuple[list[FleetReport], list[str]]:
-        """Every fleet's stats since the last call, and the fleets Ray reports dead."""
-        ray = self.ray
-        ids = list(self.fleets)
-        refs = [self.fleets[f].collect.remote() for f in ids]
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=COLLECT_TIMEOUT)
-        reports, dead = [], []
-        for fleet_id, ref in zip(ids, refs, strict=True):
+        for actor_id, ref in zip(ids, refs, strict=True):
             if ref not in ready:
                 continue
             try:
-                reports.append(FleetReport(fleet_id, ray.get(ref)))
+                answers[actor_id] = ray.get(ref)
             except ray.exceptions.RayActorError:
-                dead.append(fleet_id)
-        return reports, dead
+                dead.append(actor_id)
+        return answers, dead
+
+    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
+        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
+        return self.poll(self.hosts, "hands_by_game", HOST_CHECK_TIMEOUT)
+
+    def collect(self) -> tuple[list[FleetReport], list[str]]:
+        """Every fleet's stats since the last call, and the fleets Ray reports dead."""
+        reports, dead = self.poll(self.fleets, "collect", COLLECT_TIMEOUT)
+        return [FleetReport(fleet_id, report) for fleet_id, report in reports.items()], dead
 
     def broadcast(
-        self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float | None = None
+        self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float = CALL_TIMEOUT
     ) -> list[Any]:
-        """Call ``method`` on every actor of ``actors`` and return the answers of those alive and,
-        with ``timeout`` (seconds), done by then (the others are left to finish unattended)."""
+        """Call ``method`` on every actor of ``actors`` and return the answers of those alive and
+        done within ``timeout`` seconds (the others are left to finish unattended)."""
         ray = self.ray
         refs = [getattr(handle, method).remote(*args) for handle in actors.values()]
         ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)

@@ -25,7 +25,7 @@ async def test_the_dashboard_metrics_follow_a_tournament_to_its_end() -> None:
             bot.acting.clear()
         changed = players[0].changed
         await until(changed, lambda: any(bot.held_at for bot in players))
-        assert exported(metrics, "tablestorm_tournament_seconds_since_last_hand", tournament="m") > 0
+        assert exported(metrics, "tablestorm_tournament_last_hand_age_seconds", tournament="m") > 0
         # ... and stops while paused; once no hand runs, the gauges are the tournament's state.
         request = tpb.TournamentRequest(tournament_id="m")
         await servers.stub.Pause(request, metadata=operator())
@@ -35,7 +35,7 @@ async def test_the_dashboard_metrics_follow_a_tournament_to_its_end() -> None:
         await asyncio.wait_for(live.idle.wait(), TIMEOUT)
         state = await servers.stub.GetTournament(request)
         assert exported(metrics, "tablestorm_tournament_tournaments", status="paused") == 1
-        assert exported(metrics, "tablestorm_tournament_seconds_since_last_hand", tournament="m") == 0
+        assert exported(metrics, "tablestorm_tournament_last_hand_age_seconds", tournament="m") == 0
         for name, value in (
             ("entries", state.entries), ("players_left", state.players_left), ("tables", state.tables),
             ("level", state.level), ("hand_for_hand", int(state.hand_for_hand)),
@@ -53,7 +53,7 @@ async def test_the_dashboard_metrics_follow_a_tournament_to_its_end() -> None:
         assert exported(metrics, "tablestorm_tournament_table_servers", state="up") == 2
         assert exported(metrics, "tablestorm_tournament_grpc_requests_total", method="Register", code="OK") == 12
         assert exported(metrics, "tablestorm_tournament_grpc_requests_total", method="Watch", code="OK") == 12
-        for name in ("players_left", "tables", "level", "seconds_since_last_hand"):  # its series end with it
+        for name in ("players_left", "tables", "level", "last_hand_age_seconds"):  # its series end with it
             with pytest.raises(KeyError):
                 exported(metrics, f"tablestorm_tournament_{name}", tournament="m")
         await channels.close()

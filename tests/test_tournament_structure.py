@@ -107,6 +107,7 @@ def test_defaults_and_the_draw_game() -> None:
         (minimal(levels=[{**STUD_LEVEL, "bring_in": 9}]), "levels[0].bring_in: must be between 1 and stakes.small_bet"),
         (minimal(levels=[STUD_LEVEL, {**STUD_LEVEL, "big_bet": 2}]), "levels[1].big_bet: must be at least"),
         (minimal(late_registration={"until_level": 2}), "late_registration.until_level: must name a play level"),
+        (minimal(late_registration={"until_level": 1}), "late_registration.until_level: play level 1 is the last"),
         (minimal(late_registration={"until": 1}), "late_registration.until: unknown field"),
         (minimal(reentry={"max_entries": 2}), "reentry.max_entries: re-entry is only open during late_registration"),
         (minimal(rebuys={"until_level": 1, "stack": 0}), "rebuys.stack: must be positive"),

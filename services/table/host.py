@@ -31,7 +31,7 @@ from .errors import ServiceError, failed
 from .hub import SPECTATOR, Outbox
 from .ledger import LedgerEntry, RecoveryPlan, TableLedger
 from .live_cash import LiveCashTable
-from .live_table import LiveTable, TableKind
+from .live_table import LiveTable
 from .live_tournament import LiveTournamentTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
@@ -167,17 +167,16 @@ class TableHost:
                 on_closable=self._close_later,
             )
         self._tables[table_id] = live
-        self._count_tables()
+        self._count(live, 1)
         log.info(
             "table created", extra={"table_id": table_id, "game": spec.options.variant.code, "kind": live.kind.value}
         )
         return live
 
-    def _count_tables(self) -> None:
-        self.metrics.tables_live.set(len(self._tables))
-        kinds = Counter(live.kind for live in self._tables.values())
-        for kind in TableKind:
-            self.metrics.tables_by_kind.labels(kind.value).set(kinds[kind])
+    def _count(self, live: AnyLiveTable, change: int) -> None:
+        """``live`` opened (1) or closed (-1): the tables by game and by kind."""
+        self.metrics.game(live.options.variant.code).tables_live.inc(change)
+        self.metrics.tables_by_kind.labels(live.kind.value).inc(change)
 
     async def open_table(self, spec: TableSpec) -> AnyLiveTable:
         """Create a table and, with a ledger, record a cash table there before anyone can sit
@@ -315,7 +314,7 @@ class TableHost:
             return True  # another call removed it first
         del self._tables[live.table_id]
         self._closed_hands[live.options.variant.code] += live.hands_completed
-        self._count_tables()
+        self._count(live, -1)
         live.release(f"table {live.table_id!r} closed")
         log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
         if self.ledger is not None and isinstance(live, LiveCashTable):

@@ -36,7 +36,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = await continuation(handler_call_details)
         if handler is None:
-            return handler
+            return None
         method = handler_call_details.method.rsplit("/", 1)[-1]
         requests = self._requests
 
@@ -50,7 +50,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
                 code = grpc.StatusCode.CANCELLED.name
                 raise
             except Exception:
-                code = _code_name(context) if context.code() is not None else "UNKNOWN"
+                code = "UNKNOWN" if context.code() is None else _code_name(context)
                 raise
             finally:
                 requests.labels(method, code).inc()

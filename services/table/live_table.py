@@ -101,9 +101,7 @@ class LiveTable(ABC, Generic[T]):
         """Set while no hand is running (shutdown waits on it)."""
         self.idle.set()
         self._loop = loop
-        self._metrics = metrics
-        game = table.options.variant.code
-        self._hands_completed = metrics.hands_completed.labels(game)
+        self._metrics = metrics.game(table.options.variant.code)
         self._hands_by_kind = metrics.hands_by_kind.labels(self.kind.value)
         self.hands_completed = 0
         """Hands played to the end at this table (voided ones are not)."""
@@ -297,9 +295,9 @@ class LiveTable(ABC, Generic[T]):
         if len(results) > RESULT_CACHE:
             results.popitem(last=False)
         if code == _OK:
-            self._metrics.action_kinds[action.kind].inc()
+            self._metrics.actions[action.kind].inc()
             self._step(events)
-            self._metrics.action_latency.observe(time.perf_counter() - started)
+            self._metrics.processing.observe(time.perf_counter() - started)
         return result
 
     def _on_clock(self) -> None:
@@ -313,7 +311,7 @@ class LiveTable(ABC, Generic[T]):
         except TableError:
             log.exception("action clock fired with nothing to time out", extra={"table_id": self.table_id})
             return
-        self._metrics.action_kinds[ActionKind.TIMEOUT].inc()
+        self._metrics.actions[ActionKind.TIMEOUT].inc()
         self._publish(events)
         self._after_timeout(seat_no)
         self._step(())
@@ -350,7 +348,7 @@ class LiveTable(ABC, Generic[T]):
             action = self._auto_action(seat)
             if action is None:
                 break
-            self._metrics.action_kinds[action.kind].inc()
+            self._metrics.actions[action.kind].inc()
             events = self.table.apply(seat, action)
         if self._turn is not None:
             self._turn.live = False
@@ -374,7 +372,7 @@ class LiveTable(ABC, Generic[T]):
             return
         action = self._auto_action(seat_no)
         if action is not None:
-            self._metrics.action_kinds[action.kind].inc()
+            self._metrics.actions[action.kind].inc()
             self._step(self.table.apply(seat_no, action))
 
     def _publish(self, events: Sequence[ev.Event]) -> None:
@@ -404,12 +402,12 @@ class LiveTable(ABC, Generic[T]):
             if kind is ev.PotsFormed:
                 self._last_pots = event.pots  # type: ignore[union-attr]
             elif kind is ev.TimedOut:
-                metrics.timeout_outcomes[event.outcome].inc()  # type: ignore[union-attr]
+                metrics.timeouts[event.outcome].inc()  # type: ignore[union-attr]
             elif kind is ev.CapReached:
                 metrics.raise_caps.inc()
             elif kind is ev.HandEnded:
                 self.hands_completed += 1
-                self._hands_completed.inc()
+                metrics.hands_completed.inc()
                 self._hands_by_kind.inc()
                 if len(self._last_pots) > 1:
                     metrics.side_pots.inc(len(self._last_pots) - 1)

@@ -22,6 +22,7 @@ from prometheus_client import CollectorRegistry, Counter, start_http_server
 
 from . import jsonlog, reflection
 from .interceptors import MetricsInterceptor
+from .runtime_metrics import RuntimeMetrics
 
 log = logging.getLogger(__name__)
 
@@ -65,11 +66,17 @@ class Serving:
     per-RPC counter, and ``/metrics`` over HTTP when a metrics port is given."""
 
     def __init__(
-        self, server: grpc.aio.Server, port: int, servicer: health.aio.HealthServicer, http: MetricsEndpoint | None
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        servicer: health.aio.HealthServicer,
+        runtime: RuntimeMetrics,
+        http: MetricsEndpoint | None,
     ) -> None:
         self.server = server
         self.port = port
         self.health = servicer
+        self._runtime = runtime
         self._http = http
         self.metrics_port = http.port if http is not None else None
 
@@ -82,11 +89,13 @@ class Serving:
         address: str,
         requests: Counter,
         registry: CollectorRegistry,
+        runtime: RuntimeMetrics,
         metrics_port: int | None,
         options: Sequence[tuple[str, Any]] = (),
         credentials: grpc.ServerCredentials | None = None,
     ) -> Serving:
-        """Listen on ``address`` (OSError when it cannot) and serve ``metrics_port`` on its host."""
+        """Listen on ``address`` (OSError when it cannot), measure the loop's and the process's
+        health into ``runtime``, and serve ``registry`` on ``metrics_port`` of the same host."""
         server = grpc.aio.server(
             interceptors=[MetricsInterceptor(requests)], options=[*options, ("grpc.so_reuseport", 0)]
         )
@@ -98,18 +107,21 @@ class Serving:
         await server.start()
         await health_servicer.set(service_name, health_pb2.HealthCheckResponse.SERVING)
         await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+        runtime.start(asyncio.get_running_loop())
         http = None
         if metrics_port is not None:
             try:
                 http = MetricsEndpoint(registry, address.rsplit(":", 1)[0], metrics_port)
             except OSError:
+                runtime.stop()
                 await server.stop(grace=None)  # no half-started server left behind
                 raise
-        return cls(server, port, health_servicer, http)
+        return cls(server, port, health_servicer, runtime, http)
 
     async def stop(self, grace: float) -> None:
         """Close every call (after ``grace`` seconds for the running ones) and both ports."""
         await self.server.stop(grace=grace)
+        self._runtime.stop()
         if self._http is not None:
             await self._http.stop()
 

@@ -133,8 +133,10 @@ class LiveTournament:
         self._dealing_since = 0.0
         self._stall_since: float | None = None
         self._game = structure.game.code
+        for counter in (metrics.hands, metrics.hands_voided, metrics.eliminations):
+            counter.labels(self._game)  # at zero from the first tournament of the game: 0, not "no data"
         metrics.clock_seconds.labels(tournament_id).set(structure.clock_seconds)
-        metrics.seconds_since_last_hand.labels(tournament_id).set_function(self._stalled_for)
+        metrics.last_hand_age.labels(tournament_id).set_function(self._stalled_for)
         self._unlisten = servers.listen(self._server_changed)
         self._task = loop.create_task(self._run())
         self._update()

@@ -6,14 +6,16 @@ a tournament that has not finished: at most the server's ``max_tournaments`` ser
 the tournament ends). Never a table, player or entry id.
 
 The stall alert ("no hand finished on a table for N action clocks") reads
-``tablestorm_tournament_seconds_since_last_hand`` against ``tablestorm_tournament_clock_seconds``:
+``tablestorm_tournament_last_hand_age_seconds`` against ``tablestorm_tournament_clock_seconds``:
 the first is, over the tournament's open tables, the longest a table has gone without finishing a
 hand while dealing was allowed (0 while paused, on a break, or not running).
 """
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, GCCollector, ProcessCollector
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from services.table.runtime_metrics import RuntimeMetrics
 
 
 class TournamentMetrics:
@@ -22,8 +24,8 @@ class TournamentMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
-        ProcessCollector(registry=r)
-        GCCollector(registry=r)
+        self.runtime = RuntimeMetrics(r)
+        """CPU, memory, GC pauses and event-loop lag of the process (as a table server's)."""
         self.tournaments = Gauge(
             "tablestorm_tournament_tournaments",
             "Tournaments on this server, by status (registering, running, paused, finished).",
@@ -50,8 +52,8 @@ class TournamentMetrics:
         self.clock_seconds = Gauge(
             "tablestorm_tournament_clock_seconds", "A tournament's action clock (CLOCK-1).", ["tournament"], registry=r
         )
-        self.seconds_since_last_hand = Gauge(
-            "tablestorm_tournament_seconds_since_last_hand",
+        self.last_hand_age = Gauge(
+            "tablestorm_tournament_last_hand_age_seconds",
             "Over a tournament's open tables, the longest any has gone without finishing a hand while"
             " dealing was allowed (0 while paused, on a break or not running): a stalled table.",
             ["tournament"],
@@ -88,6 +90,6 @@ class TournamentMetrics:
         )
         self.per_tournament = (
             self.entries, self.players_left, self.tables, self.level, self.hand_for_hand, self.clock_seconds,
-            self.seconds_since_last_hand,
+            self.last_hand_age,
         )
         """The gauges labelled by tournament (their series go when the tournament ends)."""

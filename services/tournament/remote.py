@@ -11,7 +11,7 @@ director and the table disagree about one table).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -22,12 +22,19 @@ from services.engine.tournament_table import HandResult
 from services.table import convert as table_convert
 from services.table.auth import DIRECTOR_METADATA_KEY
 from services.table.proto_gen import table_service_pb2 as pb
+from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
+
+if TYPE_CHECKING:  # the typed stub of a grpc.aio channel lives in the generated .pyi only
+    from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
 from services.table.service import SERVICE_NAME
 
 CALL_TIMEOUT = 10.0
 """Seconds a director call other than DealHand may take (DealHand lasts as long as its hand)."""
 Q = TypeVar("Q", bound=Message)
 P = TypeVar("P", bound=Message)
+HealthCheck: TypeAlias = (
+    "grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse]"
+)
 _DOWN = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})
 
 
@@ -88,31 +95,13 @@ class RemoteTables(Protocol):
 
 
 class GrpcTableServer:
-    """:class:`RemoteTables` over one channel to ``endpoint`` (``host:port``).
-
-    Each method is the TableService method of the proto, bound by path with its messages' own
-    (de)serializers: what the generated stub does, typed (the generated stub is not).
-    """
+    """:class:`RemoteTables` over the TableService stub on one channel to ``endpoint`` (``host:port``)."""
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
-        channel = self._channel = grpc.aio.insecure_channel(endpoint)
-
-        def method(name: str, request: type[Q], response: type[P]) -> grpc.aio.UnaryUnaryMultiCallable[Q, P]:
-            return channel.unary_unary(
-                f"/{SERVICE_NAME}/{name}",
-                request_serializer=request.SerializeToString,
-                response_deserializer=response.FromString,
-            )
-
-        self._create = method("CreateTable", pb.CreateTableRequest, pb.TableState)
-        self._seat = method("SeatPlayer", pb.SeatPlayerRequest, pb.SitDownResponse)
-        self._remove = method("RemovePlayer", pb.SeatRequest, pb.StandUpResponse)
-        self._add = method("AddChips", pb.AddChipsRequest, pb.SeatState)
-        self._away = method("SetAway", pb.SetAwayRequest, pb.SeatState)
-        self._deal = method("DealHand", pb.DealHandRequest, pb.HandResult)
-        self._close = method("CloseTable", pb.CloseTableRequest, pb.CloseTableResponse)
-        self._health = channel.unary_unary(
+        self._channel = grpc.aio.insecure_channel(endpoint)
+        self._stub: TableServiceAsyncStub = TableServiceStub(self._channel)
+        self._health: HealthCheck = self._channel.unary_unary(  # the health stub is not typed for grpc.aio
             "/grpc.health.v1.Health/Check",
             request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
             response_deserializer=health_pb2.HealthCheckResponse.FromString,
@@ -143,35 +132,35 @@ class GrpcTableServer:
         )
         if seed is not None:
             request.seed = seed
-        await self._call(self._create, request, None, CALL_TIMEOUT)
+        await self._call(self._stub.CreateTable, request, None, CALL_TIMEOUT)
 
     async def seat_player(self, token: str, table_id: str, seat: int, player_id: str, stack: int) -> SeatTicket:
         request = pb.SeatPlayerRequest(table_id=table_id, seat=seat, player_id=player_id, stack=stack)
-        reply = await self._call(self._seat, request, token, CALL_TIMEOUT)
+        reply = await self._call(self._stub.SeatPlayer, request, token, CALL_TIMEOUT)
         return SeatTicket(reply.seat_token, reply.resume_after_seq)
 
     async def remove_player(self, token: str, table_id: str, seat: int) -> int:
         request = pb.SeatRequest(table_id=table_id, seat=seat)
-        chips: int = (await self._call(self._remove, request, token, CALL_TIMEOUT)).chips
+        chips: int = (await self._call(self._stub.RemovePlayer, request, token, CALL_TIMEOUT)).chips
         return chips
 
     async def add_chips(self, token: str, table_id: str, seat: int, chips: int) -> None:
         request = pb.AddChipsRequest(table_id=table_id, seat=seat, chips=chips)
-        await self._call(self._add, request, token, CALL_TIMEOUT)
+        await self._call(self._stub.AddChips, request, token, CALL_TIMEOUT)
 
     async def set_away(self, token: str, table_id: str, seat: int, away: bool) -> None:
         request = pb.SetAwayRequest(table_id=table_id, seat=seat, away=away)
-        await self._call(self._away, request, token, CALL_TIMEOUT)
+        await self._call(self._stub.SetAway, request, token, CALL_TIMEOUT)
 
     async def deal_hand(self, token: str, table_id: str, hand_number: int, stakes: Stakes) -> HandResult:
         request = pb.DealHandRequest(
             table_id=table_id, hand_number=hand_number, stakes=table_convert.stakes_to_proto(stakes)
         )
-        reply = await self._call(self._deal, request, token, None)  # as long as the hand lasts
+        reply = await self._call(self._stub.DealHand, request, token, None)  # as long as the hand lasts
         return table_convert.hand_result_from_proto(reply)
 
     async def close_table(self, table_id: str) -> None:
-        await self._call(self._close, pb.CloseTableRequest(table_id=table_id), None, CALL_TIMEOUT)
+        await self._call(self._stub.CloseTable, pb.CloseTableRequest(table_id=table_id), None, CALL_TIMEOUT)
 
     async def healthy(self, timeout: float) -> bool:
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)

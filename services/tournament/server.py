@@ -68,6 +68,7 @@ class TournamentServer:
                 address=f"{config.host}:{config.port}",
                 requests=self.metrics.grpc_requests,
                 registry=self.metrics.registry,
+                runtime=self.metrics.runtime,
                 metrics_port=config.metrics_port,
                 options=[("grpc.max_receive_message_length", config.max_message_bytes)],
             )

@@ -93,6 +93,7 @@ class Rebuys:
     threshold: int = 0
     """A player at or below this many chips may rebuy (TOURN-10)."""
     max_per_player: int = 1
+    """Rebuys per player, over all their entries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +177,13 @@ class TournamentStructure:
         if self.levels[0].is_break:
             raise StructureError("levels[0]: a tournament starts with a play level, not a break")
         if self.late_registration is not None:
-            _play_level(self.late_registration.until_level, plays, "late_registration.until_level")
+            until = self.late_registration.until_level
+            _play_level(until, plays, "late_registration.until_level")
+            if plays[until - 1] == len(self.levels) - 1:
+                raise StructureError(
+                    f"late_registration.until_level: play level {until} is the last level, which lasts until"
+                    " the tournament ends: registration would never close"
+                )
         if self.reentry.max_entries < 1:
             raise StructureError(f"reentry.max_entries: at least 1, got {self.reentry.max_entries}")
         if self.reentry.max_entries > 1 and self.late_registration is None:

@@ -1,16 +1,17 @@
 """The bot side of ``tablestorm load``: strategies, one seat's gRPC client, and a fleet of them.
 
-``strategies`` decides (pure functions of what a seat may see), ``client.Bot`` plays one seat over a
-Play stream and referees what the server sends, ``fleet.Fleet`` runs thousands of bots in one event
-loop. Nothing here knows of Ray: a Ray actor wraps a Fleet.
+``strategies`` decides (pure functions of what a seat may see), the ``client`` package plays one
+seat (its transport, hand tracker, referee and lifecycle, put to work by ``client.Bot``), and
+``fleet.Fleet`` runs thousands of bots in one event loop. Nothing here knows of Ray: a Ray actor
+wraps a Fleet.
 """
 
 from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, TableClient, Tally
 from .fleet import Fleet
-from .strategies import STRATEGIES, Action, Legal, Strategy, View, strategy_for
+from .strategies import BOT_KINDS, Action, Legal, Strategy, View, strategy_for
 
 __all__ = [
-    "STRATEGIES",
+    "BOT_KINDS",
     "Action",
     "Assignment",
     "Bot",

@@ -60,8 +60,9 @@ class Fleet:
         """One shared instance per kind: strategies keep no per-seat state."""
         strategy = self._strategies.get(kind)
         if strategy is None:
+            config = self.config
             strategy = self._strategies[kind] = strategy_for(
-                kind, sleep_probability=self.config.sleep_probability
+                kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
             )
         return strategy
 

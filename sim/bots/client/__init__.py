@@ -1,0 +1,37 @@
+"""One bot: a seat's client of the table service, as a package of its concepts.
+
+* :mod:`.transport`: the typed transport (the stub generated from the proto for unary calls, Play
+  streams over :mod:`.play`'s HTTP/2 multiplexer), and the pool that shares connections;
+* :mod:`.tracker`: the hand tracker, a seat's events folded into the :class:`~sim.bots.View` its
+  strategy reads;
+* :mod:`.referee`: the referee, a pure checker of what the server sends against what the seat may
+  see, what the API promises and what the bot sent; its violations are counted as
+  ``protocol_violation`` (the list is in its docstring);
+* :mod:`.lifecycle`: the bot's phase (joining, playing, dropped, resuming, leaving, stood up, gave
+  up, stopped) and its transitions;
+* :mod:`.bot`: the :class:`Bot` that puts them to work, with :mod:`.config` (its seat and its
+  fleet's knobs) and :mod:`.tally` (the counters a fleet's bots share).
+
+Hands are counted once per table, not once per bot: by the bot in the lowest seat of the hand that
+is still seated when it ends (every bot sees the same events, so they agree without talking). A
+table whose counting seat is not a bot of any fleet is not counted.
+"""
+
+from .bot import Bot
+from .config import NO_THINK, Assignment, BotConfig, Resolver
+from .lifecycle import GIVE_UP, Phase
+from .tally import Tally
+from .transport import ChannelPool, TableClient
+
+__all__ = [
+    "GIVE_UP",
+    "NO_THINK",
+    "Assignment",
+    "Bot",
+    "BotConfig",
+    "ChannelPool",
+    "Phase",
+    "Resolver",
+    "TableClient",
+    "Tally",
+]

@@ -1,0 +1,558 @@
+"""One bot: a seat's client, putting the transport, the tracker, the referee and the lifecycle to work.
+
+A :class:`Bot` sits down (or takes a seat token it is given), opens a Play stream with Hello and
+plays every YourTurn with its strategy after a think time. It measures what a load test reports
+(the round trip of each action, finished hands with their side pots and raise caps, CLOCK-2
+timeouts) into a shared :class:`~sim.stats.RunStats`, and counts every violation its
+:class:`~.referee.Referee` finds as a ``protocol_violation``.
+
+Failures of calls are counted by gRPC status name. A stream that fails with a retryable status
+(UNAVAILABLE, say) is reopened with exponential backoff, asking the injected ``resolve`` for the
+table's current address (a table may move to another host; the seat token stays valid), and
+resumes from the last sequence number seen. A strategy that declares stream drops (flaky) has its
+stream cut on that schedule and resumed the same way; a resume the server could not serve whole
+(``Welcome.gap``) is counted.
+
+Cost: the hot path is :meth:`Bot.handle`, called by the transport for each message as it arrives:
+the referee's checks and the tracker's fold, a few attribute tests for what they settled, and on a
+turn the strategy. Per-bot state is a few slotted objects, reset every hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Awaitable
+from typing import Final, Protocol
+
+import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+
+from services.table.proto_gen import table_service_pb2 as pb
+from sim.stats import PROTOCOL_VIOLATION, RunStats
+
+from ..strategies import Action, Strategy, leaving_action, strategy_for
+from .config import Assignment, BotConfig, Resolver
+from .lifecycle import GIVE_UP, Lifecycle, Next, Phase
+from .protocol import KIND_NUMBERS
+from .referee import ACCEPTED, LATE, Referee, Turn
+from .tally import Tally
+from .tracker import REBUY, SIT_IN, HandTracker
+from .transport import ChannelPool, TableClient, token_metadata
+
+__all__ = ["Bot"]
+
+log = logging.getLogger(__name__)
+
+_STATUS_NAMES: Final = {code.value[0]: code.name for code in grpc.StatusCode}
+_POLL_STREAMING: Final = 5.0
+_POLL_WITHOUT_STREAM: Final = 1.0
+"""Seconds between StandUp attempts of a stopping bot still live in a hand."""
+
+
+class PlayCall(Protocol):
+    """The stream a bot writes to (a :class:`~.play.PlayStream`). A ``write`` that returns an
+    awaitable completes later and is awaited in the background; the PlayStream's returns None."""
+
+    def write(self, message: pb.ClientMessage) -> Awaitable[None] | None: ...
+
+    def cancel(self) -> bool: ...
+
+
+def _left(deadline: float) -> float:
+    """Seconds until ``deadline`` (``time.monotonic()``), as a call's timeout (0 once past it)."""
+    return max(0.0, deadline - time.monotonic())
+
+
+class Bot:
+    """One seat's client. ``start()`` seats it and opens its stream; ``stop()`` takes it away."""
+
+    __slots__ = (
+        "_act_handle",
+        "_busy",
+        "_call",
+        "_chores",
+        "_client",
+        "_config",
+        "_hand_over",
+        "_leave_gate",
+        "_lifecycle",
+        "_next_id",
+        "_pool",
+        "_referee",
+        "_resolve",
+        "_run_task",
+        "_start",
+        "_stats",
+        "_tally",
+        "_token",
+        "_tracker",
+        "_welcomed",
+        "kind",
+        "player_id",
+        "rng",
+        "seat",
+        "strategy",
+        "table_id",
+        "think",
+    )
+
+    def __init__(
+        self,
+        assignment: Assignment,
+        *,
+        pool: ChannelPool,
+        stats: RunStats,
+        tally: Tally,
+        start: float,
+        config: BotConfig | None = None,
+        resolve: Resolver | None = None,
+        strategy: Strategy | None = None,
+        leave_gate: asyncio.Semaphore | None = None,
+    ) -> None:
+        """``start`` is the run's start in Unix seconds (stats times are seconds since it);
+        ``strategy`` lets bots of a kind share one instance (strategies hold no seat state);
+        ``leave_gate`` bounds the calls in flight of the leaving bots that share it (see
+        :meth:`_leave`; alone, a bot makes one at a time anyway)."""
+        config = config or BotConfig()
+        self.table_id = assignment.table_id
+        self.seat = assignment.seat
+        self.player_id = assignment.player_id
+        self.kind = assignment.bot_kind
+        self.think = assignment.think
+        self.strategy = strategy or strategy_for(
+            self.kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
+        )
+        self.rng = random.Random(assignment.seed)
+        self._pool = pool
+        self._client: TableClient = pool.acquire(assignment.endpoint)
+        self._stats = stats
+        self._tally = tally
+        self._start = start
+        self._config = config
+        self._resolve = resolve
+        self._leave_gate = leave_gate or asyncio.Semaphore(1)
+        self._token = assignment.seat_token or ""
+        self._lifecycle = Lifecycle()
+        self._referee = Referee(self.seat, takeover=assignment.seat_token is not None)
+        self._tracker = HandTracker(self.seat, needs_board=self.strategy.needs_board)
+        self._call: PlayCall | None = None
+        self._run_task: asyncio.Task[None] | None = None
+        self._act_handle: asyncio.TimerHandle | None = None
+        self._chores: set[asyncio.Task[None]] = set()
+        self._busy: set[str] = set()
+        """The unary chores (sit_in, rebuy) in flight: each runs once at a time."""
+        self._welcomed = asyncio.Event()
+        self._hand_over = asyncio.Event()
+        self._next_id = 0
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def endpoint(self) -> str:
+        return self._client.endpoint
+
+    @property
+    def running(self) -> bool:
+        """Started and neither stopped nor given up."""
+        return self._run_task is not None and not self._run_task.done() and self._lifecycle.active
+
+    def _now(self) -> float:
+        return time.time() - self._start
+
+    def _error(self, code: grpc.StatusCode | str) -> None:
+        self._stats.error(code if isinstance(code, str) else code.name, self._now())
+
+    def _violation(self, what: str) -> None:
+        self._stats.error(PROTOCOL_VIOLATION, self._now())
+        self._tally.violation(f"{self.table_id}#{self.seat} ({self.kind}): {what}")
+
+    async def start(self) -> bool:
+        """Sit down (unless given a token), open the stream and wait for its Welcome.
+
+        Returns whether the bot is playing; a failure is counted by status name and leaves
+        nothing behind but, if SitDown succeeded, the seat (its chips count as bought).
+        """
+        config = self._config
+        if not self._token:
+            request = pb.SitDownRequest(table_id=self.table_id, seat=self.seat, player_id=self.player_id)
+            try:
+                reply = await self._client.stub.SitDown(request, timeout=config.rpc_timeout)
+            except grpc.aio.AioRpcError as exc:
+                self._error(exc.code())
+                self._pool.release(self._client)
+                return False
+            self._token = reply.seat_token
+            self._tally.chips_bought += reply.seat.stack
+        self._run_task = asyncio.ensure_future(self._run())
+        welcomed = asyncio.ensure_future(self._welcomed.wait())
+        done, _ = await asyncio.wait(
+            (welcomed, self._run_task), timeout=config.rpc_timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if self._welcomed.is_set():
+            return True
+        welcomed.cancel()
+        if not done:  # otherwise the stream's failure was counted already
+            self._error(grpc.StatusCode.DEADLINE_EXCEEDED)
+        await self.stop(stand_up=True)
+        return False
+
+    async def stop(self, stand_up: bool = True) -> int:
+        """Stop playing and return the chips cashed out.
+
+        From now on the bot only leaves: on its turns it checks or folds at once (or, with
+        ``BotConfig.leave_idle``, sends nothing and lets the clock act). With ``stand_up`` it
+        stands up once it is out of the hand it is dealt into (see :meth:`_leave`), waiting at most
+        ``stop_timeout``; without, it just closes its stream and leaves the seat (and its chips) at
+        the table. Closing its own stream and calls is not an error: nothing the bot does because
+        it was told to stop is counted, only what fails on the way out.
+        """
+        before = self._lifecycle.stop()
+        if before is None:
+            return 0
+        self._cancel_think()
+        self._leave_turn()
+        chips = 0
+        if stand_up and self._token and before is not Phase.GAVE_UP:
+            chips = await self._leave()
+        self._lifecycle.stopped()
+        task = self._run_task
+        if task is not None:
+            if self._call is not None:
+                self._call.cancel()  # the stream ends CANCELLED and, stopped, the loop returns
+            else:
+                task.cancel()  # between streams: in a backoff wait or a resolve
+            await asyncio.gather(task, return_exceptions=True)
+        for chore in list(self._chores):
+            chore.cancel()
+        self._pool.release(self._client)
+        return chips
+
+    async def _leave(self) -> int:
+        """Stand up once out of the running hand, within ``stop_timeout``; returns the chips.
+
+        The server refuses StandUp while the seat is dealt into a hand, folded or not. A bot whose
+        stream shows it dealt in does not ask: it sits out (so that the table deals it no further
+        hand), plays the hand out (:meth:`_leave_turn`) and stands up when the stream says the hand
+        is over; a StandUp refused all the same (a hand dealt before the bot saw it) does likewise.
+
+        At the end of a run every bot leaves at once, and the bots' own burst must not be what
+        fails. A gRPC server queues only about 1,000 calls it has not handed to its handlers yet and
+        refuses the rest with CANCELLED, so the calls go through the fleet's leave gate (held for a
+        call, never while waiting for a hand). A busy host answers them in turn, so each may take
+        what is left of ``stop_timeout``, not ``rpc_timeout``: a call that waits is queued, not
+        failed, and a retry after a shorter deadline would only queue again. Running out of
+        ``stop_timeout`` is one DEADLINE_EXCEEDED; any other failure is counted as it happens.
+        """
+        config = self._config
+        deadline = time.monotonic() + config.stop_timeout
+        backoff = config.backoff[0]
+        sit_out = True
+        while (remaining := deadline - time.monotonic()) > 0:
+            self._hand_over.clear()
+            hand = self._tracker.hand
+            if self._call is None or hand is None or not hand.in_hand:
+                request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
+                try:
+                    async with self._leave_gate:
+                        reply = await self._client.stub.StandUp(
+                            request, timeout=_left(deadline), metadata=token_metadata(self._token)
+                        )
+                except grpc.aio.AioRpcError as exc:
+                    code = exc.code()
+                    if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+                        continue  # out of time: counted once, below
+                    if code is not grpc.StatusCode.FAILED_PRECONDITION:
+                        self._error(code)
+                        if code in GIVE_UP:
+                            return 0
+                        await asyncio.sleep(min(backoff, remaining))
+                        backoff = min(2 * backoff, config.backoff[1])
+                        await self._relocate()
+                        continue
+                    sit_out = True  # dealt into a hand: maybe after an earlier SitOut was undone
+                else:
+                    self._lifecycle.stood_up()
+                    self._tally.chips_cashed_out += reply.chips
+                    return reply.chips
+            if sit_out:
+                sit_out = not await self._sit_out(deadline)
+            # The stream says when the hand ends; without a stream, poll. A stream that went quiet
+            # is caught by the longer backstop.
+            poll = _POLL_STREAMING if self._call is not None else _POLL_WITHOUT_STREAM
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._hand_over.wait(), min(deadline - time.monotonic(), poll))
+        self._error(grpc.StatusCode.DEADLINE_EXCEEDED)
+        return 0
+
+    async def _sit_out(self, deadline: float) -> bool:
+        """SitOut before ``deadline`` (monotonic); returns success. Running out of time is left to
+        :meth:`_leave` to count; any other failure is counted here."""
+        request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
+        try:
+            async with self._leave_gate:
+                await self._client.stub.SitOut(request, timeout=_left(deadline), metadata=token_metadata(self._token))
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
+                self._error(exc.code())
+            return False
+        return True
+
+    async def _unary_chore(self, what: str) -> None:
+        """SitIn or Rebuy for this seat; failures are counted."""
+        stub, timeout, metadata = self._client.stub, self._config.rpc_timeout, token_metadata(self._token)
+        try:
+            if what == "sit_in":
+                sit_in = pb.SitInRequest(table_id=self.table_id, seat=self.seat)
+                await stub.SitIn(sit_in, timeout=timeout, metadata=metadata)
+            else:
+                request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
+                state = await stub.Rebuy(request, timeout=timeout, metadata=metadata)
+                self._tally.chips_bought += state.stack
+                self._tracker.broke = False
+        except grpc.aio.AioRpcError as exc:
+            code = exc.code()
+            if what == "rebuy" and code is grpc.StatusCode.FAILED_PRECONDITION and await self._table_closing():
+                return  # a closing table takes no rebuys: the seat waits to be stood up
+            self._error(code)
+
+    async def _table_closing(self) -> bool:
+        """Whether the table is closing (CloseTable): it deals no more hands and takes no rebuys."""
+        try:
+            state = await self._client.stub.GetTable(
+                pb.GetTableRequest(table_id=self.table_id), timeout=self._config.rpc_timeout
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        return state.closing
+
+    def _chore(self, what: str) -> None:
+        """Run :meth:`_unary_chore` in the background (it must not hold up the stream), once at a time."""
+        if what in self._busy or self._lifecycle.leaving or (what == "rebuy" and not self._config.rebuy):
+            return
+        self._busy.add(what)
+
+        async def run() -> None:
+            try:
+                await self._unary_chore(what)
+            finally:
+                self._busy.discard(what)
+
+        self._background(run())
+
+    def _background(self, work: Awaitable[None]) -> None:
+        """Run ``work`` as a task the bot holds (and cancels when it stops)."""
+        task = asyncio.ensure_future(work)
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+
+    async def _relocate(self) -> None:
+        """Ask ``resolve`` where the table is now and move to that endpoint if it changed."""
+        if self._resolve is None:
+            return
+        try:
+            endpoint = await self._resolve(self.table_id)
+        except Exception:  # the resolver is the caller's code: its failure costs one more retry
+            self._error("RESOLVE_FAILED")
+            return
+        if endpoint is not None and endpoint != self._client.endpoint:
+            self._pool.release(self._client)
+            self._client = self._pool.acquire(endpoint)
+
+    # ----------------------------------------------------------------- the stream
+
+    async def _run(self) -> None:
+        """Streams until the bot stops. A bug here must not make a bot vanish unnoticed: it is
+        logged and counted as the error ``BOT_CRASHED``, and the bot gives up."""
+        try:
+            await self._stream_on()
+        except Exception:
+            log.exception("bot crashed", extra={"table_id": self.table_id, "seat": self.seat})
+            self._error("BOT_CRASHED")
+            self._lifecycle.give_up()
+
+    async def _stream_on(self) -> None:
+        """Reopen and resume the stream after drops and retryable failures (the lifecycle says which)."""
+        config = self._config
+        backoff = config.backoff[0]
+        trouble_since: float | None = None
+        while True:
+            code = await self._session()
+            if self._welcomed.is_set():
+                trouble_since, backoff = None, config.backoff[0]
+            then, counts = self._lifecycle.after_stream(code)
+            if counts:
+                self._error(code)
+            if then is Next.DONE or then is Next.GIVE_UP:
+                return
+            if then is Next.REOPEN:
+                continue
+            if code is grpc.StatusCode.OUT_OF_RANGE:
+                self._referee.forget()  # the server never had our seq (a new host): join afresh
+                continue
+            now = time.monotonic()
+            trouble_since = now if trouble_since is None else trouble_since
+            if now - trouble_since > config.reconnect_window:
+                self._lifecycle.give_up()
+                return
+            await asyncio.sleep(backoff * self.rng.uniform(0.5, 1.0))
+            backoff = min(2 * backoff, config.backoff[1])
+            await self._relocate()
+
+    async def _session(self) -> grpc.StatusCode:
+        """One Play stream from Hello to its end; returns the status it ended with."""
+        self._welcomed.clear()
+        try:
+            call = await self._client.play(self._token, self.handle)
+        except OSError:
+            return grpc.StatusCode.UNAVAILABLE  # no connection: retried like a stream cut by one
+        self._call = call
+        hello = pb.Hello(table_id=self.table_id, seat=self.seat)
+        resume_after = self._referee.hello()
+        if resume_after is not None:
+            hello.resume_after_seq = resume_after
+        drop: asyncio.TimerHandle | None = None
+        drops = self.strategy.stream_drops
+        if drops is not None:
+            drop = asyncio.get_running_loop().call_later(self.rng.uniform(*drops), self._drop)
+        self._tally.streams += 1
+        try:
+            call.write(pb.ClientMessage(hello=hello))
+            return await asyncio.shield(call.ended)
+        finally:
+            self._tally.streams -= 1
+            if drop is not None:
+                drop.cancel()
+            if not call.ended.done():  # this task was cancelled: the stream goes with it
+                call.cancel()
+            self._call = None
+            self._cancel_think()
+            self._referee.stream_closed()
+
+    def _drop(self) -> None:
+        if self._call is not None and self._lifecycle.drop():
+            self._call.cancel()
+
+    # ----------------------------------------------------------------- messages
+
+    def handle(self, message: pb.ServerMessage) -> None:
+        """Handle one (possibly coalesced) message in the proto's order: welcome, results,
+        events, then the turn. Public so that tests can feed it messages a server never sends."""
+        tally, referee, tracker = self._tally, self._referee, self._tracker
+        tally.messages += 1
+        tally.events += len(message.events)
+        for violation in referee.check(message, tracker):
+            self._violation(violation)
+        if referee.welcomed is not None:
+            self._on_welcome(referee.welcomed)
+        if referee.settled:
+            self._settle()
+        if referee.clock_outcomes:
+            for outcome in referee.clock_outcomes:
+                self._stats.timeout(outcome)
+            referee.clock_outcomes.clear()
+            self._cancel_think()
+        if referee.hand_over:
+            self._cancel_think()
+            self._hand_over.set()
+        if tracker.finished:
+            self._count_hands()
+        if tracker.wants:
+            self._do_chores()
+        if referee.turn_opened:
+            self._on_turn()
+
+    def _on_welcome(self, welcome: pb.Welcome) -> None:
+        if self._referee.resuming:
+            self._tally.resumes += 1
+            if welcome.gap:
+                self._tally.resume_gaps += 1
+        self._lifecycle.welcomed()
+        self._welcomed.set()
+
+    def _settle(self) -> None:
+        """Count what the server answered to the bot's actions."""
+        stats, now = self._stats, self._now()
+        for action, sent, code, _ in self._referee.settled:
+            if code == ACCEPTED:
+                stats.action(time.perf_counter() - sent, action.kind, self.kind, now)
+                self._tally.acted_kinds.add(self.kind)
+            elif code == LATE:
+                self._tally.late_actions += 1
+            else:
+                self._error(_STATUS_NAMES.get(code, str(code)))
+        self._referee.settled.clear()
+
+    def _count_hands(self) -> None:
+        stats, tally = self._stats, self._tally
+        for voided, counted, side_pots, raise_caps in self._tracker.finished:
+            if not counted:
+                continue
+            if voided:
+                stats.hand_voided()
+            else:
+                stats.hand(self._now(), side_pots=side_pots, raise_caps=raise_caps)
+            tally.hand_counted.set()
+        self._tracker.finished.clear()
+
+    def _do_chores(self) -> None:
+        tracker = self._tracker
+        wants, tracker.wants = tracker.wants, 0
+        if wants & SIT_IN:
+            self._chore("sit_in")
+        if wants & REBUY:
+            self._chore("rebuy")
+
+    # ----------------------------------------------------------------- turns
+
+    def _on_turn(self) -> None:
+        turn = self._referee.turn
+        assert turn is not None
+        self._cancel_think()
+        if self._lifecycle.leaving:
+            self._leave_turn()
+            return
+        view = self._tracker.view(turn.legal, turn.hand_number)
+        action = self.strategy.decide(view, self.rng)
+        if action is None:
+            self._tally.slept += 1
+            return
+        delay = self.think.sample(self.rng)
+        if delay > 0:
+            self._act_handle = asyncio.get_running_loop().call_later(delay, self._send, action, turn)
+        else:
+            self._send(action, turn)
+
+    def _leave_turn(self) -> None:
+        """A stopping bot's answer to an open turn: check or fold now (unless it leaves idle)."""
+        turn = self._referee.turn
+        if turn is not None and not self._referee.in_flight and not self._config.leave_idle:
+            self._send(leaving_action(turn.legal), turn)
+
+    def _cancel_think(self) -> None:
+        if self._act_handle is not None:
+            self._act_handle.cancel()
+            self._act_handle = None
+
+    def _send(self, action: Action, turn: Turn) -> None:
+        """Send ``action`` for ``turn``, unless the turn went away while the bot thought."""
+        self._act_handle = None
+        call, referee = self._call, self._referee
+        if call is None or referee.turn is not turn or referee.in_flight:
+            return
+        self._next_id += 1
+        action_id = str(self._next_id)
+        request = pb.ActRequest(
+            action_id=action_id,
+            kind=KIND_NUMBERS[action.kind],
+            amount=action.amount,
+            discard=action.discard,
+            turn_seq=turn.seq,
+        )
+        hand = self._tracker.hand
+        referee.sent(action_id, action, time.perf_counter(), tuple(hand.down) if hand is not None else ())
+        written = call.write(pb.ClientMessage(act=request))
+        if written is not None:
+            self._background(written)

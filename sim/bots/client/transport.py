@@ -1,0 +1,106 @@
+"""The typed transport: a client per connection to a table server, and the pool that shares them.
+
+Unary calls go through the stub generated from the proto (``TableServiceStub`` on a ``grpc.aio``
+channel, typed as ``TableServiceAsyncStub`` by ``table_service_pb2_grpc.pyi``): every call and its
+messages are typed by the service, with no hand-kept copy of the RPC list. Play streams, which
+carry nearly all the traffic, go over a :class:`~.play.PlayConnection` to the same endpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Final
+
+import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+
+from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
+
+from .play import Deliver, PlayConnection, PlayStream
+
+if TYPE_CHECKING:
+    from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
+
+__all__ = ["TOKEN_KEY", "ChannelPool", "TableClient", "token_metadata"]
+
+TOKEN_KEY: Final = "x-seat-token"
+
+
+def token_metadata(token: str) -> tuple[tuple[str, str]]:
+    """The metadata of a seat call: the seat token."""
+    return ((TOKEN_KEY, token),)
+
+
+class TableClient:
+    """The calls of one table server on one connection: ``stub`` for unary calls, :meth:`play` for
+    streams. ``streams`` counts the Play streams the pool has placed on this client."""
+
+    __slots__ = ("_connecting", "_plays", "channel", "endpoint", "streams", "stub")
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self.channel = grpc.aio.insecure_channel(endpoint, options=[("grpc.use_local_subchannel_pool", 1)])
+        self.stub: TableServiceAsyncStub = TableServiceStub(self.channel)
+        self.streams = 0
+        self._plays: PlayConnection | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    async def play(self, token: str, deliver: Deliver) -> PlayStream:
+        """Open a Play stream for the seat of ``token``; its messages go to ``deliver``.
+
+        The connection is made on first use and again after it was lost or told GOAWAY; failing
+        to connect raises ConnectionError (OSError), which the caller takes as UNAVAILABLE.
+        """
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._plays is None or self._plays.closed:
+                self._plays = await PlayConnection.connect(self.endpoint)
+        return self._plays.open(token_metadata(token), deliver)
+
+    async def close(self) -> None:
+        if self._plays is not None:
+            self._plays.close()
+        await self.channel.close()
+
+
+class ChannelPool:
+    """Clients per endpoint, each carrying at most ``streams_per_channel`` Play streams.
+
+    A server caps concurrent streams per connection (1,000 by default), and one HTTP/2 connection
+    is one socket and one set of flow-control windows; past a few hundred busy streams a second
+    connection spreads the load. Each client's gRPC channel gets a local subchannel pool, so clients
+    of the same address really are separate connections.
+    """
+
+    __slots__ = ("_clients", "streams_per_channel")
+
+    def __init__(self, streams_per_channel: int = 500) -> None:
+        if streams_per_channel < 1:
+            raise ValueError("streams_per_channel must be at least 1")
+        self.streams_per_channel = streams_per_channel
+        self._clients: dict[str, list[TableClient]] = {}
+
+    def acquire(self, endpoint: str) -> TableClient:
+        """A client for ``endpoint`` with room for one more stream (making one if needed)."""
+        clients = self._clients.setdefault(endpoint, [])
+        for client in clients:
+            if client.streams < self.streams_per_channel:
+                client.streams += 1
+                return client
+        client = TableClient(endpoint)
+        client.streams = 1
+        clients.append(client)
+        return client
+
+    @staticmethod
+    def release(client: TableClient) -> None:
+        client.streams -= 1
+
+    @property
+    def channels(self) -> int:
+        return sum(len(clients) for clients in self._clients.values())
+
+    async def close(self) -> None:
+        clients = [client for group in self._clients.values() for client in group]
+        self._clients.clear()
+        await asyncio.gather(*(client.close() for client in clients))
