@@ -42,6 +42,12 @@ def actor(name: str) -> Any:
     return ray.get_actor(name)
 
 
+def resident_bytes() -> int:
+    """This process's resident memory now (RSS, from /proc: what a soak watches for growth)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
 def _cpu_reading() -> tuple[float, float]:
     """This process's CPU seconds so far (user and system, every thread: gRPC's included) and
     the wall clock when read (Unix seconds): two readings give the cores it used in between."""
@@ -160,6 +166,10 @@ class TableHostActor:
         sweep divides its throughput by."""
         return _cpu_reading()
 
+    async def resident_bytes(self) -> int:
+        """This host's resident memory (RSS) now."""
+        return resident_bytes()
+
     async def stop(self) -> None:
         if self.server is not None:
             await self.server.stop(0.0)
@@ -257,6 +267,10 @@ class FleetActor:
         """(CPU seconds this fleet's process has used, the wall clock then): what driving the
         load cost beside the hosts."""
         return _cpu_reading()
+
+    async def resident_bytes(self) -> int:
+        """This fleet's resident memory (RSS) now."""
+        return resident_bytes()
 
     async def stop_all(self) -> int:
         """Stop every bot (standing up once its hand is over), those already leaving included;

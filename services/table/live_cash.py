@@ -180,9 +180,10 @@ class LiveCashTable(LiveTable[CashTable]):
             log.exception("ledger unreachable: hand not dealt", extra={"table_id": self.table_id})
             return
         self._deal()
-        if self.table.hand_number < number:
+        if self.table.hand_number < number and self._ledger is not None:
             # Not dealt after all (CloseTable, shutdown, or players left during the write): the
-            # ledger's last word must not be a hand start that never happened.
+            # ledger's last word must not be a hand start that never happened. (Abandoned: the
+            # table writes nothing more.)
             ledger.note(self.ledger_entry("seats", self.table.hand_number))
 
     def _deal(self) -> None:
@@ -203,6 +204,12 @@ class LiveCashTable(LiveTable[CashTable]):
 
     def _refunded_off_table(self, chips: int) -> None:
         self.cashed_out += chips
+
+    def abandon(self) -> None:
+        """As a crash leaves it; and no ledger write either (the ledger's last entry is what a
+        rebuild uses)."""
+        super().abandon()
+        self._ledger = None
 
     # ----------------------------------------------------------------- the ledger
 

@@ -504,6 +504,12 @@ class LiveTable(ABC, Generic[T]):
     def _refunded_off_table(self, chips: int) -> None:
         """A voided hand refunded ``chips`` to players who had already left the table."""
 
+    def abandon(self) -> None:
+        """Stop where the table stands, as a crashed server would: no clock expiry and no deal
+        from now on, nothing refunded (its record outside this server is what a rebuild uses)."""
+        self.draining = True
+        self._clock.cancel()
+
     def close_streams(self, code: grpc.StatusCode | None, message: str) -> None:
         """End every stream after it has written what is pending."""
         for outbox in self.subscribers.all():

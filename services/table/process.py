@@ -118,8 +118,9 @@ class Serving:
                 raise
         return cls(server, port, health_servicer, runtime, http)
 
-    async def stop(self, grace: float) -> None:
-        """Close every call (after ``grace`` seconds for the running ones) and both ports."""
+    async def stop(self, grace: float | None) -> None:
+        """Close every call (after ``grace`` seconds for the running ones; None: at once) and both
+        ports."""
         await self.server.stop(grace=grace)
         self._runtime.stop()
         if self._http is not None:

@@ -90,6 +90,14 @@ class TableServer:
         await self._serving.stop(grace=min(2.0, deadline + 0.5))
         return report
 
+    async def kill(self) -> None:
+        """Stop at once, as if the process died: no drain and no refund, every call cancelled, the
+        tables abandoned where they stand (:meth:`TableHost.abandon`). A replacement server
+        rebuilds them from the ledger (``TableHost.restore_table``); recovery tests use this."""
+        assert self._serving is not None and self.host is not None
+        self.host.abandon()
+        await self._serving.stop(grace=None)
+
     async def wait(self) -> None:
         assert self._serving is not None
         await self._serving.server.wait_for_termination()

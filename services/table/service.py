@@ -177,6 +177,13 @@ class TableService:
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "hello: the first message must be a hello")
         hello = first.hello
         resume = hello.resume_after_seq if hello.HasField("resume_after_seq") else None
+        # Sent on its own, not with the first write: an error close cancels a write in flight, and
+        # a cancelled first write still holds the initial metadata when the status goes out (grpc
+        # refuses it, TOO_MANY_OPERATIONS, and the client never learns how its stream ended).
+        try:
+            await context.send_initial_metadata(())
+        except Exception:  # grpc's ExecuteBatchError: Core ended the call, the client has left
+            raise asyncio.CancelledError from None
         live, key, outbox = self._host.subscribe(
             hello.table_id, hello.seat, resume, token_from(context.invocation_metadata())
         )

@@ -133,13 +133,15 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTable(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """INVALID_ARGUMENT for a malformed table_id; NOT_FOUND.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
         """The tables this server hosts, ordered by table id, a page at a time; optionally one game only.
+        INVALID_ARGUMENT names game, page_size or page_token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -151,15 +153,18 @@ class TableServiceServicer:
         soon as the last player stands up, at once if nobody is seated. Never refused for a live
         table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
         them as usual). A tournament table closes as soon as no hand is running, players seated or
-        not (their chips are the director's to account for): their streams end OK.
+        not (their chips are the director's to account for): their streams end OK. INVALID_ARGUMENT
+        for a malformed table_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitDown(self, request, context):
-        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. FAILED_PRECONDITION
-        on a closing table.
+        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. INVALID_ARGUMENT names
+        table_id, seat, player_id or buy_in; NOT_FOUND; ALREADY_EXISTS (the seat is taken, the player
+        sits at the table); FAILED_PRECONDITION on a closing table or a tournament table (its
+        director seats players); UNAVAILABLE while shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -167,59 +172,78 @@ class TableServiceServicer:
 
     def StandUp(self, request, context):
         """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
-        folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
+        folded (its chips in the pot must stay refundable if the hand is voided), and at a tournament
+        table. The token dies.
+        Seat calls (StandUp, SitOut, SitIn, Rebuy, Act, GetHistory) all end INVALID_ARGUMENT for a
+        malformed table_id or a seat outside the table, NOT_FOUND for no such table, UNAUTHENTICATED
+        and PERMISSION_DENIED as the conventions say.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitOut(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Not dealt in from the next hand on (a tournament table: away at once, TOURN-7).
+        INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitIn(self, request, context):
-        """Return after sitting out or timing out (CLOCK-3).
+        """Return after sitting out or timing out (CLOCK-3; a tournament table: back from away).
+        INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Rebuy(self, request, context):
-        """Buy in again when broke, between hands (TABLE-1); not on a closing table.
+        """Buy in again when broke, between hands (TABLE-1); not on a closing or a tournament table:
+        FAILED_PRECONDITION otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION.
+        """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION; a malformed
+        action (kind, amount, discard, action_id): INVALID_ARGUMENT. NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SeatPlayer(self, request, context):
-        """Director calls (tournament tables only; "x-director-token": missing UNAUTHENTICATED, wrong
-        PERMISSION_DENIED; on a cash table FAILED_PRECONDITION).
+        """Director calls: tournament tables only, each carrying "x-director-token". They all end
+        INVALID_ARGUMENT for a malformed table_id or a seat outside the table, NOT_FOUND for no such
+        table, UNAUTHENTICATED without the token, PERMISSION_DENIED with another one, and
+        FAILED_PRECONDITION on a cash table.
         Seat a player with the chips it carries (between hands, or into an empty seat during a hand:
-        dealt in from the next one); returns the player's seat token.
+        dealt in from the next one); returns the player's seat token. INVALID_ARGUMENT names seat,
+        player_id or stack; ALREADY_EXISTS (the seat is taken, the player sits at the table);
+        FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down. NOT_FOUND,
+        UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RemovePlayer(self, request, context):
-        """Take a player off the table (moved, the table broken, eliminated); returns its stack. Refused
-        while the seat is dealt into the running hand. The player's token dies; its stream ends OK.
+        """Take a player off the table (moved, the table broken, eliminated); returns its stack.
+        FAILED_PRECONDITION for an empty seat or one dealt into the running hand. The player's token
+        dies; its stream ends OK. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as
+        for every director call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def AddChips(self, request, context):
-        """A rebuy or an add-on (TOURN-10), between the player's hands.
+        """A rebuy or an add-on (TOURN-10), between the player's hands: FAILED_PRECONDITION for an empty
+        seat or one dealt into the running hand; INVALID_ARGUMENT names chips. NOT_FOUND,
+        UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -227,7 +251,8 @@ class TableServiceServicer:
 
     def SetAway(self, request, context):
         """TOURN-7: away (dealt in, posting, folded or checked at once on its turns) or back. A player
-        comes back by itself with SitIn; SitOut marks it away.
+        comes back by itself with SitIn; SitOut marks it away. FAILED_PRECONDITION for an empty seat.
+        INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -237,16 +262,19 @@ class TableServiceServicer:
         """Deal hand `hand_number` (the table's last + 1) with `stakes` (TOURN-1: the level in force) and
         answer when it is over. The table deals nothing until told: the director's holds (balancing,
         hand-for-hand, breaks) are deals not asked for. Asking again for the hand just played returns
-        its result again (a retry after a lost answer); any other number is FAILED_PRECONDITION.
+        its result again (a retry after a lost answer); any other number is FAILED_PRECONDITION, and
+        so are fewer than two players with chips and a closing table; INVALID_ARGUMENT names stakes.
         UNAVAILABLE if the server shuts down meanwhile: the hand is voided, every stack back to its
         start (the table's HandVoided event). A client that cancels the call does not stop the hand.
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetHistory(self, request, context):
-        """SHOW-4: the seat's last 50 hands, as that player was allowed to see them.
+        """SHOW-4: the seat's last 50 hands, as that player was allowed to see them. INVALID_ARGUMENT,
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
