@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Coroutine, Sequence
 from threading import Thread
-from typing import Any
+from typing import Any, Protocol
 from wsgiref.simple_server import WSGIServer
 
 import grpc
@@ -61,6 +61,14 @@ class MetricsEndpoint:
         http.server_close()
 
 
+class ServiceMetrics(Protocol):
+    """What :class:`Serving` needs of a service's metrics (the table and the tournament servers' own)."""
+
+    registry: CollectorRegistry
+    runtime: RuntimeMetrics
+    grpc_requests: Counter
+
+
 class Serving:
     """A started gRPC server of one service: its handlers, health (SERVING), reflection, the
     per-RPC counter, and ``/metrics`` over HTTP when a metrics port is given."""
@@ -87,17 +95,17 @@ class Serving:
         service_name: str,
         *,
         address: str,
-        requests: Counter,
-        registry: CollectorRegistry,
-        runtime: RuntimeMetrics,
+        metrics: ServiceMetrics,
         metrics_port: int | None,
         options: Sequence[tuple[str, Any]] = (),
         credentials: grpc.ServerCredentials | None = None,
     ) -> Serving:
-        """Listen on ``address`` (OSError when it cannot), measure the loop's and the process's
-        health into ``runtime``, and serve ``registry`` on ``metrics_port`` of the same host."""
+        """Listen on ``address`` (OSError when it cannot), count every RPC and measure the loop's
+        and the process's health into ``metrics``, and serve them on ``metrics_port`` of the same
+        host."""
+        runtime = metrics.runtime
         server = grpc.aio.server(
-            interceptors=[MetricsInterceptor(requests)], options=[*options, ("grpc.so_reuseport", 0)]
+            interceptors=[MetricsInterceptor(metrics.grpc_requests)], options=[*options, ("grpc.so_reuseport", 0)]
         )
         server.add_generic_rpc_handlers((handler,))
         health_servicer = health.aio.HealthServicer()
@@ -111,7 +119,7 @@ class Serving:
         http = None
         if metrics_port is not None:
             try:
-                http = MetricsEndpoint(registry, address.rsplit(":", 1)[0], metrics_port)
+                http = MetricsEndpoint(metrics.registry, address.rsplit(":", 1)[0], metrics_port)
             except OSError:
                 runtime.stop()
                 await server.stop(grace=None)  # no half-started server left behind

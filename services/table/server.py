@@ -67,9 +67,7 @@ class TableServer:
             handlers(TableService(self.host, self.metrics)),
             SERVICE_NAME,
             address=f"{config.host}:{config.port}",
-            requests=self.metrics.grpc_requests,
-            registry=self.metrics.registry,
-            runtime=self.metrics.runtime,
+            metrics=self.metrics,
             metrics_port=config.metrics_port,
             options=[
                 ("grpc.max_receive_message_length", config.max_message_bytes),
