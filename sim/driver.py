@@ -195,6 +195,7 @@ class LoadTest:
         target: Callable[[float], int] | None = None,
         interruption: Interruption | None = None,
         command: Sequence[str] = (),
+        replace_dead_hosts: bool = False,
     ) -> None:
         """``servers``: load these table servers (``--target``) instead of table hosts of the run's
         own; ``target``: the closed model's bot count at each second of the run, in place of the
@@ -214,6 +215,7 @@ class LoadTest:
         self.target = target
         self.interruption = interruption or Interruption(stream)
         self.command = tuple(command)
+        self.replace_dead_hosts = replace_dead_hosts
         self.prometheus_url: str | None = None
         self.prometheus_server: Any = None
         """The run's :class:`~sim.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
@@ -239,7 +241,7 @@ class LoadTest:
                 )
                 self.registry = deployment.registry
                 sites: TableSites = (
-                    OwnHosts(deployment, self.scenario.hosts) if given is None
+                    OwnHosts(deployment, self.scenario.hosts, replace=self.replace_dead_hosts) if given is None
                     else closing.enter_context(GivenServers(given))
                 )
                 if self.prometheus:  # started first: it comes up while the actors do

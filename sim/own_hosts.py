@@ -24,12 +24,15 @@ __all__ = ["OwnHosts"]
 
 
 class OwnHosts:
-    """``count`` table host actors of ``deployment`` (which must have its registry) and their tables."""
+    """``count`` table host actors of ``deployment`` (which must have its registry) and their tables;
+    ``replace``: a dead host's tables are rebuilt on a host started for them (see
+    :func:`~sim.recovery.rebuild_tables`)."""
 
-    def __init__(self, deployment: Deployment, count: int) -> None:
+    def __init__(self, deployment: Deployment, count: int, *, replace: bool = False) -> None:
         assert deployment.registry is not None, "the hosts write their ledger to the run's registry"
         self._deployment = deployment
         self._count = count
+        self._replace = replace
         self._endpoints: dict[str, str] = {}
         """Every host ever started -> its gRPC endpoint."""
         self._lost_at: dict[str, float] = {}
@@ -74,7 +77,9 @@ class OwnHosts:
         return self._rebuild(dead, at_s, LOST) if dead else Outages()
 
     def _rebuild(self, dead: list[str], at_s: float, cause: str) -> Outages:
-        recoveries = tuple(rebuild_tables(self._deployment, dead, at_s, cause))
+        deployment = self._deployment
+        recoveries = tuple(rebuild_tables(deployment, dead, at_s, cause, replace=self._replace))
+        self._endpoints.update({host: deployment.info[host].endpoint for host in deployment.hosts})
         for recovery in recoveries:
             self._lost_at.setdefault(recovery.host, at_s)
         return Outages(recoveries=recoveries)

@@ -30,8 +30,9 @@ import pytest
 import yaml
 from test_runtime_metrics import catalogue
 
+from sim.distributions import Distribution
 from sim.driver import LoadTest
-from sim.scenario import Distribution, from_mapping
+from sim.scenario import from_mapping
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAFANA = ROOT / "deploy" / "grafana"
