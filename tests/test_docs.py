@@ -158,7 +158,7 @@ def test_documented_report_files() -> None:
     facts = LoadRunFacts(
         run={}, scenario="", scenario_resolved={}, stages_run=(), warnings=(), interrupted=None, aborted=False,
         kinds_acted=(), hands_voided_by_faults=0, hands_voided_at_end=0, wind_down=None, recoveries=(),
-        chips_bought_by_bots=0, nodes=0, hands_by_game={}, placements={}, registry_node="",
+        chips_bought_by_bots=0, nodes=0, placements={}, registry_node="",
         protocol_violation_samples=(), prometheus_url=None,
     )
     summary = build_summary(
