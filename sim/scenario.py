@@ -15,7 +15,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import yaml
 
@@ -30,6 +30,8 @@ BOT_KINDS = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky"
 sleeper (lets the clock run: CLOCK-2), flaky (drops and resumes its stream), hand-strength."""
 
 DEFAULT_BOT_MIX = {kind: 1.0 for kind in BOT_KINDS}
+
+K = TypeVar("K")
 
 
 class ScenarioError(InputError):
@@ -139,13 +141,18 @@ class Scenario:
 
     def bot_kinds(self, count: int, rng: random.Random) -> list[str]:
         """``count`` bot kinds in the mix's proportions (largest remainders, then shuffled)."""
-        total = sum(self.bot_mix.values())
-        shares = {k: count * w / total for k, w in self.bot_mix.items() if w > 0}
-        kinds = [k for k, share in shares.items() for _ in range(int(share))]
-        by_remainder = sorted(shares, key=lambda k: shares[k] - int(shares[k]), reverse=True)
-        kinds += by_remainder[: count - len(kinds)]
-        rng.shuffle(kinds)
-        return kinds
+        return apportion(self.bot_mix, count, rng)
+
+
+def apportion(weights: Mapping[K, float], count: int, rng: random.Random) -> list[K]:
+    """``count`` keys of ``weights`` in their proportions (largest remainders), shuffled by ``rng``."""
+    total = sum(weights.values())
+    shares = {k: count * w / total for k, w in weights.items() if w > 0}
+    keys = [k for k, share in shares.items() for _ in range(int(share))]
+    by_remainder = sorted(shares, key=lambda k: shares[k] - int(shares[k]), reverse=True)
+    keys += by_remainder[: count - len(keys)]
+    rng.shuffle(keys)
+    return keys
 
 
 def _plain(value: Any) -> Any:

@@ -30,6 +30,7 @@ from .variants import Stakes, TableOptions
 from .visibility import views
 
 HISTORY_LENGTH = 50  # SHOW-4
+_TIMEOUT = ActionKind.TIMEOUT
 
 
 class TableError(ValueError):
@@ -218,7 +219,7 @@ class SeatedTable(ABC, Generic[S]):
         start = len(hand.events)
         hand.apply(action)
         new = hand.events[start:]
-        if seat is not None and action.kind is ActionKind.TIMEOUT:
+        if seat is not None and action.kind is _TIMEOUT:
             self._timed_out(seat)  # only the TIMEOUT action makes a TimedOut event, and it always does
         if hand.is_over:
             self._finish_hand(voided=False)

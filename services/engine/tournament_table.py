@@ -168,8 +168,7 @@ class TournamentTable(SeatedTable[TournamentSeat]):
         record = self.last_record
         if record is None:
             raise TableError("no hand has finished at this table")
-        away = tuple(seat.away if seat is not None else False for seat in self.seats)
-        return _result(self.table_id, record, away, self.big_blind_order(), self.waiting_seats())
+        return _result(self, record)
 
     def big_blind_order(self) -> tuple[int, ...]:
         """Draw game: every seat number in the order a player sitting there would post the big
@@ -223,15 +222,17 @@ class TournamentTable(SeatedTable[TournamentSeat]):
         return []  # a tournament has no missed blinds: nobody owes a post beyond the two blinds
 
 
-def _result(
-    table_id: str, record: HandRecord, away: tuple[bool, ...], order: tuple[int, ...], waiting: tuple[int, ...]
-) -> HandResult:
+def _result(table: TournamentTable, record: HandRecord) -> HandResult:
     started = record.events[0]
     assert type(started) is HandStarted
     ended = record.events[-1]
     ends = started.stacks if record.voided or type(ended) is not HandEnded else ended.stacks
-    seats = tuple(
-        SeatResult(seat, player, start, end, away[seat - 1])
-        for seat, player, start, end in zip(record.seats, record.player_ids, started.stacks, ends, strict=True)
+    seats = table.seats
+    results = []
+    for seat, player, start, end in zip(record.seats, record.player_ids, started.stacks, ends, strict=True):
+        occupant = seats[seat - 1]
+        results.append(SeatResult(seat, player, start, end, occupant is not None and occupant.away))
+    return HandResult(
+        table.table_id, record.hand_number, tuple(results), record.voided, table.big_blind_order(),
+        table.waiting_seats(),
     )
-    return HandResult(table_id, record.hand_number, seats, record.voided, order, waiting)

@@ -1,0 +1,45 @@
+"""Tournaments (RULES.md §8): the structure file, the payouts, and the director that runs one.
+
+Pure like the engine it drives: no I/O, clocks or threads. ``structure`` reads the team's YAML
+schema, ``payouts`` makes TOURN-9's tables, ``advisor`` suggests structures, and ``director`` is
+the tournament director, which takes inputs with their time and returns the ``commands`` for the
+tables while keeping an append-only list of ``events``. The live service and the accelerated
+simulation (``sim.tournament``) run the same director.
+"""
+
+from .commands import (
+    AddChips,
+    CloseTable,
+    Command,
+    DealHand,
+    OpenTable,
+    RemovePlayer,
+    SeatPlayer,
+    SetAway,
+    TournamentFinished,
+)
+from .director import AuditError, ChipInvariantError, Director, DirectorError, Placing, Standing, TableSummary
+from .structure import StructureError, TournamentStructure, load_structure, structure_from_mapping
+
+__all__ = [
+    "AddChips",
+    "AuditError",
+    "ChipInvariantError",
+    "CloseTable",
+    "Command",
+    "DealHand",
+    "Director",
+    "DirectorError",
+    "OpenTable",
+    "Placing",
+    "RemovePlayer",
+    "SeatPlayer",
+    "SetAway",
+    "Standing",
+    "StructureError",
+    "TableSummary",
+    "TournamentFinished",
+    "TournamentStructure",
+    "load_structure",
+    "structure_from_mapping",
+]

@@ -1,0 +1,111 @@
+"""Who plays an accelerated tournament and how long everything takes: players and the dealer.
+
+A :class:`PlayerProfile` is a bot kind (``sim.bots.strategies``) with a think time per action and
+its tournament habits (rebuys, add-ons, re-entries); a :class:`DealingModel` is how long the table
+takes between decisions: the pause between hands and every card dealt. Together they turn a
+count of actions into a duration, so the accelerated run's length is a forecast of the live one.
+
+[decision] Defaults from real online play: players take 1 to 5 s on most decisions (uniform,
+mean 3 s; the 30 s clock is reached only by a player who is away), an online table needs about
+3 s between hands (pot pushed, cards gathered and shuffled, next deal begun) and deals a card in
+about 0.15 s of animation. An 8-handed stud table then plays 50-60 hands an hour, as online stud
+tables do.
+
+Every player decides and thinks from a ``random.Random`` of their own, seeded by
+:func:`player_seed` from the run's root seed and the player's id, exactly as a live bot's
+``Assignment.seed``: decisions do not depend on which other players exist or in what order they act.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.engine.events import CardsDealt, CommunityCard, Drew, Event
+from sim.bots.strategies import STRATEGIES
+from sim.scenario import Distribution, apportion
+
+__all__ = [
+    "DEFAULT_PROFILES",
+    "ONLINE_DEALING",
+    "ONLINE_THINK",
+    "DealingModel",
+    "PlayerProfile",
+    "assign_profiles",
+    "player_seed",
+]
+
+
+ONLINE_THINK = Distribution("uniform", 3.0, 1.0, 5.0)
+"""Seconds per decision of a typical online player (see the module's note)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerProfile:
+    """A kind of player: how they decide, how long they take, what they buy."""
+
+    kind: str = "strength"
+    """A bot kind of ``sim.bots.strategies`` (deciding on a View)."""
+    think: Distribution = ONLINE_THINK
+    """Seconds per decision, drawn after the decision, as a live bot does."""
+    weight: float = 1.0
+    """Share of the field with this profile."""
+    rebuys: bool = True
+    """Rebuys whenever busted during the rebuy period (the standing preference, TOURN-10)."""
+    add_on: bool = True
+    """Takes the add-on when its window opens."""
+    reenter: bool = True
+    """Re-enters when eliminated while late registration is open, up to the structure's limit."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in STRATEGIES:
+            raise ValueError(f"kind: unknown bot kind {self.kind!r}; known: {', '.join(STRATEGIES)}")
+        if not self.weight >= 0:
+            raise ValueError(f"weight: must not be negative, got {self.weight}")
+
+
+DEFAULT_PROFILES = (PlayerProfile(),)
+"""Hand-strength bots: fold and showdown rates close to real play."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealingModel:
+    """Seconds the table itself takes: between hands, and per card dealt (face up or down)."""
+
+    between_hands_s: float = 3.0
+    card_s: float = 0.15
+
+    def __post_init__(self) -> None:
+        if not (self.between_hands_s >= 0 and self.card_s >= 0):
+            raise ValueError("between_hands_s and card_s must not be negative")
+
+    def cards_time(self, events: Sequence[Event]) -> float:
+        """The dealing time of the cards among ``events`` (a street, a draw, a community card)."""
+        cards = 0
+        for event in events:
+            if type(event) is CardsDealt:
+                cards += len(event.down) + len(event.up)
+            elif type(event) is Drew:
+                cards += len(event.drawn)
+            elif type(event) is CommunityCard:
+                cards += 1
+        return cards * self.card_s
+
+
+ONLINE_DEALING = DealingModel()
+"""The online table of the module's note."""
+
+
+def player_seed(root: int, player_id: str) -> int:
+    """The seed of one player's decisions and think times, from the run's root seed."""
+    digest = hashlib.sha256(f"tablestorm/player|{root}|{player_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def assign_profiles(players: int, profiles: Sequence[PlayerProfile], rng: random.Random) -> list[PlayerProfile]:
+    """``players`` profiles in the weights' proportions (largest remainders), shuffled by ``rng``."""
+    if sum(p.weight for p in profiles) <= 0:
+        raise ValueError("profiles: at least one profile needs a positive weight")
+    return [profiles[k] for k in apportion({k: p.weight for k, p in enumerate(profiles)}, players, rng)]

@@ -1,0 +1,158 @@
+"""What a finished tournament run reports (``tournament.json``), read off the director's record.
+
+Everything but the run's own counters (hands played, chips checked) comes from the director's
+append-only events and its finishing order, so the summary of a live run and of an accelerated
+run of the same tournament are built alike. All values are JSON-safe.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from services.tournament import events as ev
+from services.tournament.director import Director
+
+__all__ = ["TournamentResult", "summarize"]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentResult:
+    """One tournament, start to winner."""
+
+    name: str
+    game: str
+    seed: int
+    entries: int
+    prize_pool: int
+    places_paid: int
+    chips_conserved: bool
+    hands: int
+    hands_by_players: dict[str, int]
+    """Hands dealt by the number of players dealt in ("8": ...), voided ones included."""
+    duration_s: float
+    finishing_order: list[dict[str, Any]]
+    """``{place, player, entry, prize}`` for every entry, best first."""
+    eliminations: list[dict[str, Any]]
+    """``{t, player, entry, table, place, prize}`` in the order they happened."""
+    levels: list[dict[str, Any]]
+    """``{level, play_level, break, start_s, end_s, stakes}``: the level timeline."""
+    timeline: list[dict[str, Any]]
+    """``{minute, players, tables}`` at the start of every minute, and at the end."""
+    hands_per_hour_per_table: float
+    bubble: dict[str, Any] | None
+    """``{t, player, entry, place}``: who finished one place out of the money."""
+    hand_for_hand: list[dict[str, float]]
+    """``{start_s, end_s}`` of each hand-for-hand span (TOURN-5)."""
+    rebuys: int
+    add_ons: int
+    reentries: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def summarize(
+    director: Director, *, seed: int, hands: int, hands_by_players: Mapping[int, int], chips_conserved: bool
+) -> TournamentResult:
+    """The report of ``director``'s tournament, once finished."""
+    events = director.events
+    end = events[-1].at if events else 0.0
+    placed = {p.entry_id: p for p in director.finishing_order()}
+    timeline, table_seconds = _timeline(events, end)
+    levels = _levels(events, end)
+    eliminations = []
+    for event in events:
+        if type(event) is ev.Eliminated:
+            final = placed[event.entry_id]
+            eliminations.append({
+                "t": event.at, "player": event.player_id, "entry": event.entry_id, "table": event.table_id,
+                "place": final.place, "prize": final.prize,
+            })
+    bubble_place = director.places_paid + 1
+    bubble = next(
+        ({"t": e["t"], "player": e["player"], "entry": e["entry"], "place": e["place"]}
+         for e in eliminations if e["place"] == bubble_place),
+        None,
+    )
+    spans: list[dict[str, float]] = []
+    for event in events:
+        if type(event) is ev.HandForHand:
+            if event.on:
+                spans.append({"start_s": event.at, "end_s": end})
+            elif spans:
+                spans[-1]["end_s"] = event.at
+    structure = director.structure
+    return TournamentResult(
+        name=structure.name,
+        game=structure.game.code,
+        seed=seed,
+        entries=director.entries,
+        prize_pool=director.prize_pool,
+        places_paid=director.places_paid,
+        chips_conserved=chips_conserved,
+        hands=hands,
+        hands_by_players={str(players): count for players, count in sorted(hands_by_players.items())},
+        duration_s=end,
+        finishing_order=[
+            {"place": p.place, "player": p.player_id, "entry": p.entry_id, "prize": p.prize}
+            for p in director.finishing_order()
+        ],
+        eliminations=eliminations,
+        levels=levels,
+        timeline=timeline,
+        hands_per_hour_per_table=hands / (table_seconds / 3600) if table_seconds else 0.0,
+        bubble=bubble,
+        hand_for_hand=spans,
+        rebuys=sum(1 for e in events if type(e) is ev.Rebuy),
+        add_ons=sum(1 for e in events if type(e) is ev.AddOn),
+        reentries=sum(1 for e in events if type(e) is ev.Registered and e.reentry),
+    )
+
+
+def _timeline(events: Sequence[ev.TournamentEvent], end: float) -> tuple[list[dict[str, Any]], float]:
+    """Players left and tables open at each minute; also the table-seconds played."""
+    rows: list[dict[str, Any]] = []
+    players = tables = 0
+    minute = 0
+    last = 0.0
+    table_seconds = 0.0
+    for event in events:
+        while minute * 60.0 < event.at:
+            rows.append({"minute": minute, "players": players, "tables": tables})
+            minute += 1
+        table_seconds += tables * (event.at - last)
+        last = event.at
+        if type(event) is ev.Registered:
+            players += 1
+        elif type(event) is ev.Unregistered or type(event) is ev.Eliminated:
+            players -= 1
+        elif type(event) is ev.Started:
+            tables = event.tables
+        elif type(event) is ev.TableOpened:
+            tables += 1
+        elif type(event) is ev.TableBroken:
+            tables -= 1
+        elif type(event) is ev.Finished:
+            tables = 0
+    rows.append({"minute": math.ceil(end / 60.0), "players": players, "tables": tables})
+    return rows, table_seconds
+
+
+def _levels(events: Sequence[ev.TournamentEvent], end: float) -> list[dict[str, Any]]:
+    levels: list[dict[str, Any]] = []
+    for event in events:
+        level: dict[str, Any]
+        if type(event) is ev.LevelUp:
+            level = {"level": event.level, "play_level": event.play_level, "break": False}
+            level["stakes"] = asdict(event.stakes)
+        elif type(event) is ev.BreakStarted:
+            level = {"level": event.level, "play_level": None, "break": True, "stakes": None}
+        else:
+            continue
+        if levels:
+            levels[-1]["end_s"] = event.at
+        levels.append({**level, "start_s": event.at, "end_s": end})
+    return levels

@@ -1,0 +1,77 @@
+"""What a bot knows, built from the engine's hand instead of an event stream.
+
+A live bot (``sim.bots.client``) builds its :class:`~sim.bots.strategies.View` from the events its
+seat receives; the accelerated driver has the :class:`~services.engine.Hand` itself. :func:`view_of`
+gives the very View the live client would have built at the same turn (the same fields, the same
+values), so that a strategy decides alike in both and live and accelerated runs of one seed agree.
+It reads the engine's state in O(players) and not the event list, except in one place where the
+client's bookkeeping differs from the engine's: during a draw the client still reports the street
+and its own street total of the round before the draw (no event of the draw moves them), while the
+engine has moved on to the draw street with the bets cleared.
+"""
+
+from __future__ import annotations
+
+from services.engine import Action, ActionKind, Hand
+from services.engine.events import Acted, ForcedBet
+from services.engine.hand import DRAWING, FOLDED
+from sim.bots.strategies import Action as BotAction
+from sim.bots.strategies import Legal, View
+
+__all__ = ["engine_action", "view_of"]
+
+_KINDS = {kind.value: kind for kind in ActionKind}
+
+
+def view_of(hand: Hand, player: int, *, hand_number: int, needs_board: bool) -> View:
+    """The View of player index ``player`` of ``hand`` on their turn, as their client builds it.
+
+    ``hand_number`` is the table's number of the hand (the client's YourTurn carries it);
+    ``needs_board`` is the strategy's: a client tracks others' up cards only for such strategies.
+    """
+    legal = tuple([Legal(option.kind.value, option.min, option.max) for option in hand.legal_actions()])
+    if hand.phase == DRAWING:
+        street, bet, to_call = hand.street - 1, _last_round_bet(hand, player), 0
+    else:
+        street, bet = hand.street, hand.bets[player]
+        to_call = 0
+        for option in legal:
+            if option.kind == "call":
+                to_call = option.max - bet
+    others: tuple[tuple[int, ...], ...] = ()
+    if needs_board:
+        up, status = hand.up, hand.status
+        others = tuple([up[j] for j in range(hand.n) if j != player and status[j] != FOLDED and up[j]])
+    community = hand.community_card
+    options = hand.options
+    return View(
+        game=options.variant.code,
+        structure=options.structure.value,
+        legal=legal,
+        down=hand.down[player],
+        up=hand.up[player],
+        others_up=others,
+        community=() if community is None else (community,),
+        street=street,
+        pot=hand.pot_total(),
+        bet=bet,
+        to_call=to_call,
+        stack=hand.stacks[player],
+        hand_number=hand_number,
+        deck_size=len(hand.deck_rule.cards),
+    )
+
+
+def _last_round_bet(hand: Hand, player: int) -> int:
+    """The client's own street total during a draw: its last action or live blind before it."""
+    for event in reversed(hand.events):
+        if type(event) is Acted and event.player == player:
+            return event.to
+        if type(event) is ForcedBet and event.player == player and event.live:
+            return event.amount
+    return 0
+
+
+def engine_action(action: BotAction) -> Action:
+    """A strategy's action as the engine takes it."""
+    return Action(_KINDS[action.kind], action.amount, tuple(action.discard))

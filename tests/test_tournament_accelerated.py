@@ -1,0 +1,116 @@
+"""The accelerated driver: whole tournaments on a virtual clock, reproducible, with an honest clock.
+
+Each test runs a real director with real engine tables and the live bots' strategies; times are
+virtual (computed, never measured), so they are asserted exactly.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tournament_room import draw_structure, stud_structure
+
+from services.engine import Hand
+from services.engine.events import Acted, CardsDealt, CommunityCard, Drew, TimedOut
+from services.tournament import events as ev
+from sim.scenario import Distribution
+from sim.tournament.accelerated import AcceleratedTournament
+from sim.tournament.profiles import DealingModel, PlayerProfile
+
+FAST = stud_structure(levels=12, duration_s=300)
+
+
+def test_a_run_is_reproducible_from_its_seed_and_reports_what_tournament_json_holds() -> None:
+    def run(seed: int) -> dict[str, object]:
+        return AcceleratedTournament(FAST, entrants=30, seed=seed, check_chips=True).run().to_dict()
+
+    first = run(4)
+    assert first == run(4)
+    other = run(5)
+    assert other["finishing_order"] != first["finishing_order"]
+    json.dumps(first)  # JSON-safe as it is
+    order = first["finishing_order"]
+    assert isinstance(order, list) and len(order) == 30 and {p["place"] for p in order} == set(range(1, 31))
+    assert sum(p["prize"] for p in order) == first["prize_pool"] == 3000
+    assert first["chips_conserved"] is True and first["entries"] == 30
+    assert first["hands"] == sum(first["hands_by_players"].values())  # type: ignore[attr-defined]
+    eliminations = first["eliminations"]
+    assert isinstance(eliminations, list) and len(eliminations) == 29
+    assert [e["t"] for e in eliminations] == sorted(e["t"] for e in eliminations)
+    bubble = first["bubble"]
+    assert isinstance(bubble, dict) and bubble["place"] == first["places_paid"] + 1  # type: ignore[operator]
+    levels = first["levels"]
+    assert isinstance(levels, list) and levels[0]["start_s"] == 0 and levels[-1]["end_s"] == first["duration_s"]
+    timeline = first["timeline"]
+    assert isinstance(timeline, list) and timeline[0] == {"minute": 0, "players": 30, "tables": 4}
+    assert timeline[-1]["players"] == 1 and timeline[-1]["tables"] == 0
+
+
+def test_the_duration_is_the_sum_of_think_times_and_dealing() -> None:
+    """Heads-up, one table: the clock is exactly the dealing model plus every decision's think time."""
+    hands: list[Hand] = []
+    dealing = DealingModel(between_hands_s=2.0, card_s=0.25)
+    profile = PlayerProfile("calling_station", think=Distribution("fixed", 1.5))
+    run = AcceleratedTournament(
+        FAST, entrants=2, seed=1, profiles=[profile], dealing=dealing, observe=lambda _, hand: hands.append(hand)
+    )
+    result = run.run()
+    expected = 0.0
+    for hand in hands:
+        decisions = sum(1 for e in hand.events if type(e) in (Acted, Drew))
+        cards = sum(
+            len(e.down) + len(e.up) if type(e) is CardsDealt else len(e.drawn) if type(e) is Drew else 1
+            for e in hand.events if type(e) in (CardsDealt, Drew, CommunityCard)
+        )
+        expected += 2.0 + 1.5 * decisions + 0.25 * cards
+    assert result.hands == len(hands) and abs(result.duration_s - expected) < 1e-6
+
+
+def test_a_timed_out_player_is_folded_for_the_rest_of_the_hand_and_back_for_the_next() -> None:  # TOURN-7, CLOCK-2
+    asleep = PlayerProfile("random", think=Distribution("fixed", 45.0))  # longer than the 30 s clock
+    awake = PlayerProfile("calling_station", think=Distribution("fixed", 2.0))
+    turns: list[tuple[Hand, list[bool]]] = []
+
+    def record(table_id: str, hand: Hand) -> None:
+        table = run.table(table_id)
+        players = [table.seats[k].player_id.split("#")[0] for k in table.hand_seats]  # type: ignore[union-attr]
+        turns.append((hand, [run.profile(p) is asleep for p in players]))
+
+    run = AcceleratedTournament(FAST, entrants=6, seed=2, profiles=[asleep, awake], observe=record, check_chips=True)
+    result = run.run()
+    first_turns = 0
+    for hand, sleeping in turns:
+        seen: set[int] = set()
+        for event in hand.events:
+            if type(event) in (Acted, TimedOut) and event.player not in seen:  # type: ignore[union-attr]
+                player = event.player  # type: ignore[union-attr]
+                seen.add(player)
+                # A sleeper's first turn of every hand runs out the clock: they were back, not away.
+                assert (type(event) is TimedOut) is sleeping[player], (hand.events, sleeping)
+                first_turns += sleeping[player]
+        timed_out = [e.player for e in hand.events if type(e) is TimedOut]
+        assert len(timed_out) == len(set(timed_out)), "after the timeout the table folds for them (TOURN-7)"
+    assert first_turns > 50 and result.chips_conserved
+
+
+def test_lost_tables_void_their_hands_and_the_chips_hold() -> None:  # TOURN-11
+    run = AcceleratedTournament(draw_structure(levels=12, duration_s=300), entrants=24, seed=3,
+                                faults=[300.0, 900.0, 1500.0], check_chips=True)
+    result = run.run()
+    voided = [e for e in run.director.events if type(e) is ev.HandVoided]
+    assert len(voided) >= 2 and result.chips_conserved and len(result.finishing_order) == 24
+
+
+def test_late_entrants_and_reentries_join_during_late_registration() -> None:  # TOURN-10
+    structure = stud_structure(
+        levels=12, duration_s=300, late_registration={"until_level": 4}, reentry={"max_entries": 3},
+        rebuys={"until_level": 3, "max_per_player": 1},  # the first busts come in level 3
+    )
+    shover = PlayerProfile("shover", think=Distribution("fixed", 2.0))
+    result = AcceleratedTournament(
+        structure, entrants=20, seed=6, late_entrants=6, profiles=[shover], check_chips=True
+    ).run()
+    assert result.rebuys > 0 and result.reentries > 0
+    assert result.entries == 26 + result.reentries
+    assert result.prize_pool == 100 * (result.entries + result.rebuys)
+    assert len(result.finishing_order) == result.entries and result.chips_conserved
