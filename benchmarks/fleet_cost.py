@@ -65,7 +65,7 @@ async def fleet_main(args: argparse.Namespace) -> None:
     from services.table.proto_gen import table_service_pb2 as pb
     from services.table.proto_gen import table_service_pb2_grpc as rpc
     from sim.bots import Assignment, BotConfig, Fleet
-    from sim.scenario import Distribution
+    from sim.distributions import Distribution
 
     options = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), clock_seconds=CLOCK_SECONDS)
     tables = -(-args.bots // SEATS)

@@ -302,9 +302,46 @@ def _or(value: float | None, default: float) -> float:
 DEFAULT_FOLD, DEFAULT_RAISE = 0.15, 0.25
 """--policy benchmark: the chances to fold to a bet and to bet or raise when open."""
 
-_GAMES = ("7stud", "7stud8", "5stud", "7a5draw")
-"""services.engine.VARIANTS' codes, spelled out so that building the parser imports no engine code."""
-_STRUCTURES = ("fixed_limit", "pot_limit", "no_limit")
+class _Registry(Sequence[str]):
+    """A registry's names as argparse ``choices``, read from the registry when first asked for:
+    ``tablestorm --help`` stays instant (the engine takes a second to import), and the names are
+    defined once, where the games and structures are."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]) -> None:
+        self._names = names
+        self._cache: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._cache is None:
+            self._cache = tuple(self._names())
+        return self._cache
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+
+def _games() -> Sequence[str]:
+    from services.engine import VARIANTS
+
+    return tuple(VARIANTS)
+
+
+def _structures() -> Sequence[str]:
+    from services.engine import Structure
+
+    return tuple(s.value for s in Structure)
+
+
+_GAMES = _Registry(_games)
+"""The engine's games (``services.engine.VARIANTS``), for ``--game``."""
+_STRUCTURES = _Registry(_structures)
+"""The engine's betting structures (``services.engine.Structure``), for ``--structure``/``--betting``."""
 
 
 def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -317,13 +354,13 @@ def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p = sub.add_parser("simulate", help="play random hands in-process and print hands/s",
                        description=_register_simulate.__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=_GAMES, help="the game")
+    p.add_argument("--game", required=True, choices=_GAMES, metavar="GAME", help="the game: %(choices)s")
     p.add_argument("--players", type=flag(COUNT), default=None,
                    help="players dealt in (default 6, or the game's maximum if lower)")
     p.add_argument("--hands", type=flag(COUNT), default=1000, help="hands to play (default 1000)")
     p.add_argument("--seed", type=flag(SEED), default=None, help="make the run reproducible (TABLE-2)")
-    p.add_argument("--structure", choices=_STRUCTURES, default=None,
-                   help="betting structure (default fixed_limit; pot/no limit: 7a5draw only)")
+    p.add_argument("--structure", choices=_STRUCTURES, default=None, metavar="STRUCTURE",
+                   help="betting structure: %(choices)s (default fixed_limit; pot/no limit: 7a5draw only)")
     p.add_argument("--policy", choices=("random", "benchmark"), default="random",
                    help="random: uniform over legal actions; benchmark: fold/raise probabilities")
     p.add_argument("--fold", type=flag(PROBABILITY), default=None, metavar="P",
@@ -417,7 +454,8 @@ def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("--bots", type=int, help="bots (closed model, no ramp)")
     p.add_argument("--hosts", type=int, help="table host actors")
     p.add_argument("--fleets", type=int, help="bot fleet actors")
-    p.add_argument("--game", choices=_GAMES, help="play this game only (with the scenario's first game's stakes)")
+    p.add_argument("--game", choices=_GAMES, metavar="GAME",
+                   help="play this game only (with the scenario's first game's stakes): %(choices)s")
     p.add_argument("--duration", type=float, help="seconds of load (at least 1)")
     p.add_argument("--think", type=float, help="bot think time in seconds (fixed)")
     p.add_argument("--clock", type=float, help="action clock seconds (CLOCK-1; its limits: clock_seconds in "
@@ -487,13 +525,13 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p = sub.add_parser("structure", help="suggest tournament levels for a target duration",
                        description=_register_structure.__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=_GAMES, help="the game")
+    p.add_argument("--game", required=True, choices=_GAMES, metavar="GAME", help="the game: %(choices)s")
     p.add_argument("--entrants", type=int, required=True, help="expected entries (at least 2)")
     p.add_argument("--starting-stack", type=int, required=True, help="chips per entry")
     p.add_argument("--target-hours", type=float, required=True, help="how long the tournament should last")
     p.add_argument("--level-minutes", type=float, default=20.0, help="minutes a level (default 20)")
-    p.add_argument("--betting", choices=_STRUCTURES, default="fixed_limit",
-                   help="betting structure (default fixed_limit; pot/no limit: 7a5draw only)")
+    p.add_argument("--betting", choices=_STRUCTURES, default="fixed_limit", metavar="STRUCTURE",
+                   help="betting structure: %(choices)s (default fixed_limit; pot/no limit: 7a5draw only)")
     p.add_argument("--seats", type=int, default=0, help="seats per table (default: the game's maximum)")
     p.add_argument("--breaks-every", type=int, default=0, metavar="L", help="a break after every L levels")
     p.add_argument("--break-minutes", type=float, default=None, metavar="B",

@@ -22,12 +22,10 @@ import yaml
 from services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, variant_named
 from services.table.convert import MAX_CLOCK_SECONDS
 
+from .bots.strategies import BOT_KINDS
+from .distributions import Distribution
 from .inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, InputError
 from .thresholds import parse as parse_threshold
-
-BOT_KINDS = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky", "strength")
-"""random-legal, calling station, maniac (hits raise caps), short-stack shover (side pots),
-sleeper (lets the clock run: CLOCK-2), flaky (drops and resumes its stream), hand-strength."""
 
 DEFAULT_BOT_MIX = {kind: 1.0 for kind in BOT_KINDS}
 
@@ -36,27 +34,6 @@ K = TypeVar("K")
 
 class ScenarioError(InputError):
     """A scenario value that cannot work; the message starts with the field's path."""
-
-
-@dataclass(frozen=True, slots=True)
-class Distribution:
-    """Seconds drawn per use: ``fixed``, ``uniform`` (min..max) or ``exponential`` (mean)."""
-
-    kind: str = "fixed"
-    value: float = 0.0
-    low: float = 0.0
-    high: float = 0.0
-
-    def sample(self, rng: random.Random) -> float:
-        if self.kind == "uniform":
-            return rng.uniform(self.low, self.high)
-        if self.kind == "exponential":
-            return rng.expovariate(1.0 / self.value) if self.value > 0 else 0.0
-        return self.value
-
-    @property
-    def mean(self) -> float:
-        return (self.low + self.high) / 2 if self.kind == "uniform" else self.value
 
 
 @dataclass(frozen=True, slots=True)

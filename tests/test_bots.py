@@ -27,7 +27,8 @@ from services.table.proto_gen import table_service_pb2 as pb
 from services.table.proto_gen import table_service_pb2_grpc as rpc
 from services.table.server import ServerConfig, TableServer
 from services.table.service import TableService, handlers
-from sim.bots import STRATEGIES, Action, Assignment, Bot, BotConfig, ChannelPool, Fleet, Legal, Tally, View
+from sim.bots import BOT_KINDS as STRATEGIES
+from sim.bots import Action, Assignment, Bot, BotConfig, ChannelPool, Fleet, Legal, Tally, View
 from sim.bots.strategies import (
     CallingStation,
     Maniac,
@@ -40,7 +41,8 @@ from sim.bots.strategies import (
     strategy_for,
     strength,
 )
-from sim.scenario import BOT_KINDS, Distribution
+from sim.distributions import Distribution
+from sim.scenario import BOT_KINDS
 from sim.stats import TIMEOUT_OUTCOMES, RunStats
 
 CLOCK = 0.3

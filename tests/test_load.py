@@ -33,9 +33,10 @@ from sim import cluster
 from sim.chaos import ChaosEvent
 from sim.cli import main as cli_main
 from sim.deployment import DeploymentError, within
+from sim.distributions import Distribution
 from sim.driver import LoadTest, RunResult
 from sim.registry import ChipCount, Registry
-from sim.scenario import BOT_KINDS, Distribution, Scenario, ScenarioError, from_mapping, load
+from sim.scenario import BOT_KINDS, Scenario, ScenarioError, from_mapping, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "sim" / "scenarios"

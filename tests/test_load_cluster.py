@@ -21,8 +21,9 @@ import pytest
 from loopback import connections_of, outside_loopback
 
 from sim import cluster
+from sim.distributions import Distribution
 from sim.driver import LoadTest
-from sim.scenario import Distribution, from_mapping
+from sim.scenario import from_mapping
 
 pytestmark = pytest.mark.slow
 

@@ -70,6 +70,8 @@ class Variant:
     max_players: int
     open_pair_rule: bool
     """Whether STUD-5 exists in this game at all (Hi-Lo: no)."""
+    street_names: tuple[str, ...]
+    """What rooms call each street, in order (hand histories label the rounds with them)."""
 
     def deck_rule(self, players: int) -> DeckRule:
         """The deck for a hand dealt to ``players`` (the 36-card deck when five play 7-to-A)."""
@@ -107,6 +109,7 @@ SEVEN_CARD_STUD = Variant(
     structures=frozenset({Structure.FIXED_LIMIT}),
     max_players=8,
     open_pair_rule=True,
+    street_names=("3rd street", "4th street", "5th street", "6th street", "7th street"),
 )
 
 SEVEN_CARD_STUD_HILO = replace(
@@ -127,6 +130,7 @@ FIVE_CARD_STUD = replace(
         Street(up=1, burn=True, big_bet=True),
         Street(up=1, burn=True, big_bet=True),
     ),
+    street_names=("2nd street", "3rd street", "4th street", "5th street"),
 )
 
 SEVEN_TO_ACE_DRAW = Variant(
@@ -139,6 +143,7 @@ SEVEN_TO_ACE_DRAW = Variant(
     structures=frozenset(Structure),
     max_players=5,
     open_pair_rule=False,
+    street_names=("deal", "draw"),
 )
 
 VARIANTS: dict[str, Variant] = {

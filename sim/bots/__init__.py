@@ -8,10 +8,10 @@ wraps a Fleet.
 
 from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, TableClient, Tally
 from .fleet import Fleet
-from .strategies import STRATEGIES, Action, Legal, Strategy, View, strategy_for
+from .strategies import BOT_KINDS, Action, Legal, Strategy, View, strategy_for
 
 __all__ = [
-    "STRATEGIES",
+    "BOT_KINDS",
     "Action",
     "Assignment",
     "Bot",

@@ -30,31 +30,29 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from services.engine.cards import parse_cards
 from services.engine.evaluation import (
     BOARD,
-    HIGH,
     HIGH_CARD,
     LOW8,
     NO_LOW,
     PAIR,
-    SHORT_DECK_32,
-    SHORT_DECK_36,
     STRAIGHT,
     TRIPS,
     TWO_PAIR,
     Ranking,
     category_of,
 )
+from services.engine.variants import VARIANTS, Structure, Variant
 
 __all__ = [
     "AGGRESSIVE",
-    "DRAW_GAMES",
+    "BOT_KINDS",
     "MONEY_KINDS",
-    "STRATEGIES",
     "Action",
     "CallingStation",
     "Flaky",
@@ -77,7 +75,8 @@ AGGRESSIVE = ("raise", "bet", "complete")
 """The kinds that raise the street's bet; at most one of them is legal at a time."""
 MONEY_KINDS = frozenset({"bring_in", "complete", "bet", "raise"})
 """The kinds whose amount (a street total) the player chooses."""
-DRAW_GAMES = frozenset({"7a5draw"})
+_FIXED_LIMIT: Final = Structure.FIXED_LIMIT.value
+_NO_LIMIT: Final = Structure.NO_LIMIT.value
 
 
 class Legal(NamedTuple):
@@ -101,9 +100,9 @@ class View:
     """Everything one seat may know when it is asked to act (built from its own event stream)."""
 
     game: str
-    """The table's game code: "7stud", "7stud8", "5stud" or "7a5draw"."""
+    """The table's game code (a key of ``services.engine.VARIANTS``)."""
     structure: str
-    """"fixed_limit", "pot_limit" or "no_limit" (BET-1, BET-4)."""
+    """The betting structure's value (``services.engine.Structure``: BET-1, BET-4)."""
     legal: tuple[Legal, ...]
     down: tuple[int, ...] = ()
     """Own face-down cards (engine ints, rank * 4 + suit)."""
@@ -124,8 +123,25 @@ class View:
     deck_size: int = 52
 
     @property
+    def variant(self) -> Variant:
+        """The game as data (its decks, low hand, streets): what strategies read, never the code."""
+        return VARIANTS[self.game]
+
+    @property
     def fixed_limit(self) -> bool:
-        return self.structure == "fixed_limit"
+        return self.structure == _FIXED_LIMIT
+
+    @property
+    def no_limit(self) -> bool:
+        return self.structure == _NO_LIMIT
+
+    @property
+    def high_ranking(self) -> Ranking:
+        """The game's high ranking for the deck this hand is dealt from (CARD-5: 32 or 36 cards)."""
+        for rule in self.variant.decks:
+            if len(rule.cards) == self.deck_size:
+                return rule.high
+        return self.variant.decks[0].high
 
     def option(self, kind: str) -> Legal | None:
         for legal in self.legal:
@@ -260,7 +276,7 @@ class Maniac:
         option = view.aggression()
         if option is None:
             return _passive(view)
-        if view.structure != "no_limit":
+        if not view.no_limit:
             return Action(option.kind, option.max)
         # A pot-sized raise: the bet to match, plus the pot after calling it (BET-4's pot-limit
         # maximum), so the betting goes on for several raises instead of ending all-in at once.
@@ -339,12 +355,6 @@ CHEAP_CALL_AT = 0.22
 """A weak hand still calls when the price is at most a quarter of the pot."""
 
 
-def _high_ranking(view: View) -> Ranking:
-    if view.game in DRAW_GAMES:
-        return SHORT_DECK_36 if view.deck_size == 36 else SHORT_DECK_32
-    return HIGH
-
-
 def _top_rank(strength_value: int) -> int:
     """The most significant tie-break rank of a strength (the pair's rank, the high card...)."""
     return strength_value >> 16 & 0xF
@@ -389,9 +399,9 @@ def strength(view: View) -> float:
     own = [*view.down, *view.up, *view.community]
     if not own:
         return 0.0
-    category, score = _made_score(own, _high_ranking(view))
+    category, score = _made_score(own, view.high_ranking)
     score += _draw_bonus(own)
-    if view.game == "7stud8":
+    if view.variant.low is LOW8:
         score = max(score, _low_score(own))
     for board in view.others_up:
         if 0 < len(board) <= 4 and category_of(BOARD.evaluate(board), BOARD) > category:
@@ -406,7 +416,7 @@ def draw_discards(view: View, draw: Legal) -> tuple[int, ...]:
     hand = sorted(view.down)
     if not hand:
         return ()
-    ranking = _high_ranking(view)
+    ranking = view.high_ranking
     if len(hand) >= 5 and category_of(ranking.evaluate(hand), ranking) >= STRAIGHT:
         discard: list[int] = []
     else:
@@ -453,26 +463,25 @@ class Strength:
         return _passive(view)
 
 
-STRATEGIES = ("random", "calling_station", "maniac", "shover", "sleeper", "flaky", "strength")
-"""Every bot kind, in the order of sim.scenario.BOT_KINDS."""
+_KINDS: Final[dict[str, Callable[[float, tuple[float, float]], Strategy]]] = {
+    RandomLegal.name: lambda sleep, drops: RandomLegal(),
+    CallingStation.name: lambda sleep, drops: CallingStation(),
+    Maniac.name: lambda sleep, drops: Maniac(),
+    Shover.name: lambda sleep, drops: Shover(),
+    Sleeper.name: lambda sleep, drops: Sleeper(sleep),
+    Flaky.name: lambda sleep, drops: Flaky(drops),
+    Strength.name: lambda sleep, drops: Strength(),
+}
+"""The registry of bot kinds: a new kind is a class above and a row here."""
+BOT_KINDS: Final = tuple(_KINDS)
+"""Every bot kind, by name: what scenarios' ``bot_mix``, the CLI and the fleets accept."""
 
 
 def strategy_for(
     kind: str, *, sleep_probability: float = 0.15, drop_interval: tuple[float, float] = (20.0, 60.0)
 ) -> Strategy:
     """The strategy of a bot kind; strategies hold no per-seat state, so bots may share one."""
-    if kind == "random":
-        return RandomLegal()
-    if kind == "calling_station":
-        return CallingStation()
-    if kind == "maniac":
-        return Maniac()
-    if kind == "shover":
-        return Shover()
-    if kind == "sleeper":
-        return Sleeper(sleep_probability)
-    if kind == "flaky":
-        return Flaky(drop_interval)
-    if kind == "strength":
-        return Strength()
-    raise ValueError(f"unknown bot kind {kind!r}; known: {', '.join(STRATEGIES)}")
+    factory = _KINDS.get(kind)
+    if factory is None:
+        raise ValueError(f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+    return factory(sleep_probability, drop_interval)

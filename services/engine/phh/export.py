@@ -31,13 +31,6 @@ from ..variants import Structure, Variant
 from .codes import EXTENSION_CODES, EXTENSION_MARK, phh_code
 from .toml_writer import toml_string, toml_value
 
-_STREET_NAMES = {
-    "7stud": ("3rd street", "4th street", "5th street", "6th street", "7th street"),
-    "7stud8": ("3rd street", "4th street", "5th street", "6th street", "7th street"),
-    "5stud": ("2nd street", "3rd street", "4th street", "5th street"),
-    "7a5draw": ("deal", "draw"),
-}
-
 
 def _phh_order(hand: Hand) -> list[int]:
     """Engine player index of each PHH player: seat order in stud, from the button's left in draw."""
@@ -180,7 +173,7 @@ def _actions(
     """The PHH action strings, the street comment before some of them, and the CLOCK-2 timeouts."""
     variant = hand.options.variant
     stud = variant.is_stud
-    names = _STREET_NAMES.get(variant.code, ())
+    names = variant.street_names
     events = hand.events
     actions: list[str] = []
     comment_at: dict[int, str] = {}

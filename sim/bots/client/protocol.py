@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final, cast
 
+from services.table.convert import STRUCTURE_FROM_PB
 from services.table.proto_gen import table_service_pb2 as pb
 
 __all__ = ["HIDDEN", "KIND_NAMES", "KIND_NUMBERS", "OUTCOME_NAMES", "PLAYABLE", "STRUCTURE_NAMES"]
@@ -23,11 +24,7 @@ OUTCOME_NAMES: Final = tuple(
     for number in sorted(pb.TimeoutOutcome.values())
 )
 """CLOCK-2 outcome names by proto enum number ("unspecified" first, then TIMEOUT_OUTCOMES)."""
-STRUCTURE_NAMES: Final = {
-    pb.STRUCTURE_UNSPECIFIED: "fixed_limit",
-    pb.STRUCTURE_FIXED_LIMIT: "fixed_limit",
-    pb.STRUCTURE_POT_LIMIT: "pot_limit",
-    pb.STRUCTURE_NO_LIMIT: "no_limit",
-}
+STRUCTURE_NAMES: Final = {int(number): structure.value for number, structure in STRUCTURE_FROM_PB.items()}
+"""Betting structure names (``services.engine.Structure`` values) by proto enum number."""
 PLAYABLE: Final = frozenset(KIND_NUMBERS) - {"unspecified", "timeout"}
 """The kinds a YourTurn may offer."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
+from services.engine.variants import Structure
 from services.table.proto_gen import table_service_pb2 as pb
 
 from ..strategies import Legal, View
@@ -90,7 +91,7 @@ class HandTracker:
         self.seat = seat
         self.needs_board = needs_board
         self.game = ""
-        self.structure = "fixed_limit"
+        self.structure = Structure.FIXED_LIMIT.value
         self.hand: _Hand | None = None
         """The hand in progress, None between hands or after a gap (its cards are then unknown)."""
         self.broke = False
@@ -104,7 +105,7 @@ class HandTracker:
         """A stream began; ``continues``: it resumed where the last one stopped, without a gap."""
         table = welcome.table
         self.game = table.options.game
-        self.structure = STRUCTURE_NAMES.get(table.options.structure, "fixed_limit")
+        self.structure = STRUCTURE_NAMES.get(table.options.structure, Structure.FIXED_LIMIT.value)
         if not continues:
             self.hand = None  # a running hand is replayed from its HandStarted
         if 1 <= self.seat <= len(table.seats):
