@@ -13,7 +13,7 @@ from tournament_room import draw_structure, stud_structure
 from services.engine import Hand
 from services.engine.events import Acted, CardsDealt, CommunityCard, Drew, TimedOut
 from services.tournament import events as ev
-from sim.scenario import Distribution
+from sim.distributions import Distribution
 from sim.tournament.accelerated import AcceleratedTournament
 from sim.tournament.profiles import DealingModel, PlayerProfile
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from services.engine import VARIANTS, Hand, Structure
 from services.tournament.structure import structure_from_mapping
-from sim.scenario import Distribution
+from sim.distributions import Distribution
 from sim.tournament.accelerated import AcceleratedTournament
 from sim.tournament.profiles import PlayerProfile
 

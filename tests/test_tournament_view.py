@@ -22,7 +22,7 @@ from services.engine.visibility import view
 from services.table import convert
 from services.table.proto_gen import table_service_pb2 as pb
 from sim.bots import Assignment, Bot, ChannelPool, Tally
-from sim.bots.strategies import STRATEGIES, Strategy, View, strategy_for
+from sim.bots.strategies import BOT_KINDS, Strategy, View, strategy_for
 from sim.bots.strategies import Action as BotAction
 from sim.stats import RunStats
 from sim.tournament.view import engine_action, view_of
@@ -123,7 +123,7 @@ def test_view_of_is_the_live_clients_view(
     game, structure = config
     players = min(players, variant_named(game).max_players)
     stacks = data.draw(st.lists(st.integers(1, 400), min_size=players, max_size=players))
-    kinds = data.draw(st.lists(st.sampled_from(STRATEGIES), min_size=players, max_size=players))
+    kinds = data.draw(st.lists(st.sampled_from(BOT_KINDS), min_size=players, max_size=players))
     asyncio.run(play_and_compare(game, structure, stacks, seed, kinds))
 
 

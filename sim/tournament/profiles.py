@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.engine.events import CardsDealt, CommunityCard, Drew, Event
-from sim.bots.strategies import STRATEGIES
-from sim.scenario import Distribution, apportion
+from sim.bots.strategies import BOT_KINDS
+from sim.distributions import Distribution
+from sim.scenario import apportion
 
 __all__ = [
     "DEFAULT_PROFILES",
@@ -60,8 +61,8 @@ class PlayerProfile:
     """Re-enters when eliminated while late registration is open, up to the structure's limit."""
 
     def __post_init__(self) -> None:
-        if self.kind not in STRATEGIES:
-            raise ValueError(f"kind: unknown bot kind {self.kind!r}; known: {', '.join(STRATEGIES)}")
+        if self.kind not in BOT_KINDS:
+            raise ValueError(f"kind: unknown bot kind {self.kind!r}; known: {', '.join(BOT_KINDS)}")
         if not self.weight >= 0:
             raise ValueError(f"weight: must not be negative, got {self.weight}")
 
