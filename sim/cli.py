@@ -16,8 +16,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .cluster import CONNECT_TIMEOUT_S
-from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, Bound, flag
+from .cluster import add_flags as add_cluster_flags
+from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
+from .schedule.command import register as _register_schedule
 
 if TYPE_CHECKING:
     from services.engine import Hand
@@ -467,10 +468,7 @@ def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("--prometheus", action="store_true", help="start Prometheus on 127.0.0.1 for the run")
     p.add_argument("--out", default="out/load", help="directory for summary.json, history.csv, report.html")
     p.add_argument("--junit", metavar="FILE", help="also write the gates as JUnit XML (a test case per threshold)")
-    p.add_argument("--address", help="join a Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
-                   "(default: start a local one)")
-    p.add_argument("--connect-timeout", type=flag(Bound(minimum=1)), default=CONNECT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"give up joining --address after this long (default {CONNECT_TIMEOUT_S:g})")
+    add_cluster_flags(p)
     p.set_defaults(handler=_load)
 
 
@@ -548,6 +546,7 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_serve,
     _register_load,
     _register_structure,
+    _register_schedule,
 ]
 
 
