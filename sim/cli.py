@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .cluster import add_flags as add_cluster_flags
 from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
+from .plan.command import register as _register_plan
 from .schedule.command import register as _register_schedule
 
 if TYPE_CHECKING:
@@ -547,6 +548,7 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_load,
     _register_structure,
     _register_schedule,
+    _register_plan,
 ]
 
 
