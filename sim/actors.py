@@ -3,13 +3,15 @@
 A table host runs a real table service (grpc.aio inside an async actor, bound to its node's
 address, ports chosen at start) and writes its ledger to the registry. A fleet runs hundreds to
 thousands of bots as coroutines in one process: an actor costs ~80 MB here, a bot a few KB.
-Both serve Prometheus metrics on ports they report, for the run's file_sd targets.
+Both serve Prometheus metrics on ports they report, for the run's file_sd targets (or on the
+node's fixed port, :data:`sim.nodes.METRICS_PORT_ENV`, which a Kubernetes PodMonitor scrapes).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import time
 from typing import Any
 
@@ -23,7 +25,16 @@ from services.table.server import ServerConfig, TableServer
 from .bots.client import Assignment, BotConfig
 from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
+from .nodes import metrics_port
 from .registry import BatchingLedger, Registry
+from .summary import merge_buckets
+
+
+def _cpu_reading() -> tuple[float, float]:
+    """This process's CPU seconds so far (user and system, every thread: gRPC's included) and
+    the wall clock when read (Unix seconds): two readings give the cores it used in between."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime, time.time()
 
 
 @ray.remote(num_cpus=0)
@@ -52,7 +63,7 @@ class TableHostActor:
         ip = ray.util.get_node_ip_address()
         ledger = BatchingLedger(self.host_id, self._send)
         config = ServerConfig(
-            host=ip, port=0, metrics_port=0, limits=self.limits, ledger=ledger, drain_seconds=5.0
+            host=ip, port=0, metrics_port=metrics_port(), limits=self.limits, ledger=ledger, drain_seconds=5.0
         )
         self.server = TableServer(config)
         await self.server.start()
@@ -117,19 +128,25 @@ class TableHostActor:
         return time.time()
 
     async def processing_histogram(self) -> list[tuple[float, float]]:
-        """The server's action processing time histogram: (bucket upper bound in seconds,
-        cumulative count) pairs, ``+Inf`` last, as Prometheus exposes it."""
+        """The server's action processing time histogram over every game: (bucket upper bound in
+        seconds, cumulative count) pairs, ``+Inf`` last, as Prometheus exposes it."""
         assert self.server is not None, "start() first"
-        return [
+        buckets = [
             (float(sample.labels["le"]), sample.value)
-            for metric in self.server.metrics.action_latency.collect()
+            for metric in self.server.metrics.action_processing.collect()
             for sample in metric.samples
             if sample.name.endswith("_bucket")
         ]
+        return merge_buckets([buckets])  # each game's series, added bound by bound
 
     async def hands_by_game(self) -> dict[str, int]:
         """Hands played to the end on this host since it started, by game."""
         return self._host().hands_by_game()
+
+    async def cpu_seconds(self) -> tuple[float, float]:
+        """(CPU seconds this host's process has used, the wall clock then): what a capacity
+        sweep divides its throughput by."""
+        return _cpu_reading()
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -155,7 +172,8 @@ class FleetActor:
         """Create the fleet in this actor's event loop and serve its metrics; returns where."""
         self.fleet = Fleet(start=self.start_time, config=self.config, resolve=self._resolve)
         ip = ray.util.get_node_ip_address()
-        self.metrics = FleetMetrics(ip)
+        self.metrics = FleetMetrics(ip, metrics_port())
+        self.metrics.runtime.start(asyncio.get_running_loop())
         tune_for_latency()
         return {
             "fleet_id": self.fleet_id,
@@ -222,6 +240,11 @@ class FleetActor:
     def _take_freed(self) -> list[tuple[str, int]]:
         freed, self._freed = self._freed, []
         return freed
+
+    async def cpu_seconds(self) -> tuple[float, float]:
+        """(CPU seconds this fleet's process has used, the wall clock then): what driving the
+        load cost beside the hosts."""
+        return _cpu_reading()
 
     async def stop_all(self) -> int:
         """Stop every bot (standing up once its hand is over), those already leaving included;

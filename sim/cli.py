@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING
 
 from .cluster import add_flags as add_cluster_flags
 from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
-from .plan.command import register as _register_plan
-from .schedule.command import register as _register_schedule
 
 if TYPE_CHECKING:
     from services.engine import Hand
@@ -327,6 +325,12 @@ class _Registry(Sequence[str]):
     def __contains__(self, name: object) -> bool:
         return name in self._all()
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same names (the registry's own tuple, say)."""
+        return isinstance(other, Sequence) and self._all() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to tuples, so not hashable
+
 
 def _games() -> Sequence[str]:
     from services.engine import VARIANTS
@@ -541,12 +545,34 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(handler=lambda args: _structure(args, p))
 
 
+def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm capacity``: a stepped load sweep and the USL (sim/capacity)."""
+    from sim.capacity.command import register
+
+    register(sub)
+
+
+def _register_schedule(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm schedule``: a Monte Carlo of a day's tournaments on Ray (sim/schedule)."""
+    from sim.schedule.command import register
+
+    register(sub)
+
+
+def _register_plan(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm plan``: the nodes that carry a simulated day (sim/plan)."""
+    from sim.plan.command import register
+
+    register(sub)
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_replay,
     _register_simulate,
     _register_serve,
     _register_load,
     _register_structure,
+    _register_capacity,
     _register_schedule,
     _register_plan,
 ]

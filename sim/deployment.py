@@ -165,38 +165,33 @@ class Deployment:
 
     # ----------------------------------------------------------------- watching
 
-    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
-        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
+    def poll(self, actors: Mapping[str, Any], method: str, timeout: float) -> tuple[dict[str, Any], list[str]]:
+        """Call ``method`` on every actor of ``actors``: the answers that came within ``timeout``
+        seconds by actor id, and the actors Ray reports dead. One that did not answer in time is
+        slow, not dead: it is in neither (asked again next second)."""
         ray = self.ray
-        ids = list(self.hosts)
-        refs = [self.hosts[h].hands_by_game.remote() for h in ids]
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=HOST_CHECK_TIMEOUT)
-        hands: dict[str, dict[str, int]] = {}
+        ids = list(actors)
+        refs = [getattr(actors[a], method).remote() for a in ids]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)
+        answers: dict[str, Any] = {}
         dead = []
-        for host_id, ref in zip(ids, refs, strict=True):
-            if ref not in ready:
-                continue  # slow, not dead: asked again next second
-            try:
-                hands[host_id] = ray.get(ref)
-            except ray.exceptions.RayActorError:
-                dead.append(host_id)
-        return hands, dead
-
-    def collect(self) -> tuple[list[FleetReport], list[str]]:
-        """Every fleet's stats since the last call, and the fleets Ray reports dead."""
-        ray = self.ray
-        ids = list(self.fleets)
-        refs = [self.fleets[f].collect.remote() for f in ids]
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=COLLECT_TIMEOUT)
-        reports, dead = [], []
-        for fleet_id, ref in zip(ids, refs, strict=True):
+        for actor_id, ref in zip(ids, refs, strict=True):
             if ref not in ready:
                 continue
             try:
-                reports.append(FleetReport(fleet_id, ray.get(ref)))
+                answers[actor_id] = ray.get(ref)
             except ray.exceptions.RayActorError:
-                dead.append(fleet_id)
-        return reports, dead
+                dead.append(actor_id)
+        return answers, dead
+
+    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
+        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
+        return self.poll(self.hosts, "hands_by_game", HOST_CHECK_TIMEOUT)
+
+    def collect(self) -> tuple[list[FleetReport], list[str]]:
+        """Every fleet's stats since the last call, and the fleets Ray reports dead."""
+        reports, dead = self.poll(self.fleets, "collect", COLLECT_TIMEOUT)
+        return [FleetReport(fleet_id, report) for fleet_id, report in reports.items()], dead
 
     def broadcast(
         self, actors: Mapping[str, Any], method: str, *args: Any, timeout: float = CALL_TIMEOUT

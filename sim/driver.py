@@ -1,17 +1,17 @@
 """`tablestorm load`: place table hosts and bot fleets on Ray, ramp the load, gather, report.
 
 The driver owns the run's timeline, which starts once the hosts, tables and fleets are up. Every
-second it moves the bot count toward the scenario's target (closed model) or lets new players
-arrive (open model), fires chaos events that are due, checks that every host still answers and
-rebuilds dead hosts' tables elsewhere from the ledger, and merges the fleets' stats for the live
-view; nothing in a tick waits for a hand to end (leaving bots stand up in their fleets). At the end
-comes the wind-down: it closes every table (no new hand is dealt; the running one plays out), stops
-the bots (each answers its turns at once and stands up when its hand is over), then drains the
-hosts (a hand still running, normally none, is voided with an exact refund) and has each host stand
-up whoever is still seated (a bot that could not leave within the wind-down's budget, the bots'
-``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends cashed out or refunded even
-past the saturation point; it counts the chips by the ledger and writes summary.json, history.csv
-and report.html (a run that saturated says so: :mod:`sim.saturation`).
+second it moves the bot count toward the scenario's target (closed model; or a controller's, see
+``target``) or lets new players arrive (open model), fires chaos events that are due, checks that
+every host still answers and rebuilds dead hosts' tables elsewhere from the ledger, and merges the
+fleets' stats for the live view; nothing in a tick waits for a hand to end (leaving bots stand up
+in their fleets). At the end comes the wind-down: it closes every table (no new hand is dealt; the
+running one plays out), stops the bots (each answers its turns at once and stands up when its hand
+is over), then drains the hosts (a hand still running, normally none, is voided with an exact
+refund) and has each host stand up whoever is still seated (a bot that could not leave within the
+wind-down's budget, the bots' ``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends
+cashed out or refunded even past the saturation point; it counts the chips by the ledger and writes
+summary.json, history.csv and report.html (a run that saturated says so: :mod:`sim.saturation`).
 
 What counts as an error (``errors`` by kind, ``errors_total``, the ``errors==0`` threshold): every
 fault of the system under test, in the load and in the wind-down alike. That is a call that fails,
@@ -110,6 +110,9 @@ class RunState:
     processing: list[tuple[float, float]] = field(default_factory=list)
     """The hosts' processing-time histogram at the end of the load (merged)."""
     saturation: SaturationWatch = field(default_factory=SaturationWatch)
+    load_done: bool = False
+    """Set by an ``on_second`` callback to end the load at that tick (before its duration is up);
+    the wind-down and the report follow as they do at the end of the duration."""
 
     @property
     def bots_online(self) -> int:
@@ -135,6 +138,11 @@ class RunState:
         """The live table hosts' actor handles by id."""
         return self.deployment.hosts
 
+    @property
+    def fleets(self) -> dict[str, Any]:
+        """The live bot fleets' actor handles by id."""
+        return self.deployment.fleets
+
 
 class LoadTest:
     """One `tablestorm load` run against a Ray cluster (started here when ``address`` is None)."""
@@ -151,11 +159,14 @@ class LoadTest:
         host_limits: dict[str, Any] | None = None,
         bot_config: dict[str, Any] | None = None,
         on_second: Callable[[int, RunState], None] | None = None,
+        target: Callable[[float], int] | None = None,
         interruption: Interruption | None = None,
         command: Sequence[str] = (),
     ) -> None:
-        """``interruption``: the signals of a command-line run (see :mod:`sim.interruption`);
-        ``command``: its argv, for the report's metadata."""
+        """``target``: the closed model's bot count at each second of the run, in place of the
+        scenario's (see :class:`~sim.shaping.LoadShape`); ``interruption``: the signals of a
+        command-line run (see :mod:`sim.interruption`); ``command``: its argv, for the report's
+        metadata."""
         self.scenario = scenario
         self.out_dir = out_dir
         self.address = address
@@ -165,6 +176,7 @@ class LoadTest:
         self.host_limits = {"max_tables": 5000, **(host_limits or {})}
         self.bot_config = {"stop_timeout": 30.0, **(bot_config or {})}
         self.on_second = on_second
+        self.target = target
         self.interruption = interruption or Interruption(stream)
         self.command = tuple(command)
         self.prometheus_url: str | None = None
@@ -199,7 +211,7 @@ class LoadTest:
                    CALL_TIMEOUT, f"the table hosts opening {sum(map(len, plan.values()))} tables")
             state = RunState(
                 self.scenario, deployment, pool, random.Random(self.scenario.seed), time.time(),
-                LoadShape(self.scenario),
+                LoadShape(self.scenario, self.target),
             )
             for _ in range(self.scenario.fleets):
                 self._start_fleet(state)
@@ -259,6 +271,8 @@ class LoadTest:
             if self.on_second is not None:
                 self.on_second(second, state)
             second += 1
+            if state.load_done:
+                break
             pause = state.start + second - time.time()
             if pause > 0:  # the run's one-second tick (a timeline, not a wait for state); a signal ends it
                 self.interruption.requested.wait(pause)

@@ -2,7 +2,9 @@
 
 The table hosts export server-side metrics; a fleet exports the client side (bots online, actions
 answered, hands seen, errors by kind, and the action round trip as a histogram), fed from the
-stats deltas the driver collects each second.
+stats deltas the driver collects each second, and its own process's CPU, memory, GC pauses and
+event-loop lag (:class:`~services.table.runtime_metrics.RuntimeMetrics`): a fleet whose loop lags
+adds that lag to every round trip it measures.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Iterator
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.registry import Collector
+
+from services.table.runtime_metrics import RuntimeMetrics
 
 from .stats import LatencyHistogram, RunStats
 
@@ -31,15 +35,20 @@ class _RoundTrip(Collector):
         buckets[-1] = ("+Inf", buckets[-1][1])
         yield HistogramMetricFamily(
             "tablestorm_bot_action_round_trip_seconds",
-            "Action round trip seen by bots: ActRequest sent to its ActResult received.",
+            "Action round trip seen by bots: ActRequest sent to its ActResult received (the "
+            "network, both event loops and the server's tablestorm_action_processing_seconds).",
             buckets=buckets,
             sum_value=self.histogram.sum_ns / 1e9,
         )
 
 
 class FleetMetrics:
+    """A fleet's registry and its /metrics endpoint on ``host:port`` (0: a free port)."""
+
     def __init__(self, host: str, port: int = 0) -> None:
         self.registry = CollectorRegistry()
+        self.runtime = RuntimeMetrics(self.registry)
+        """Started by the fleet's actor on its event loop."""
         self.online = Gauge("tablestorm_bots_online", "Bots connected and playing.", registry=self.registry)
         self.actions = Counter("tablestorm_bot_actions", "Actions answered.", registry=self.registry)
         self.hands = Counter("tablestorm_bot_hands", "Hands seen to their end.", registry=self.registry)

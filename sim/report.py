@@ -16,7 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from sim.reporting.html import FAIL_BADGE, PASS_BADGE, banner, card, empty, escape, figure, fmt, page, table, verdict
+from sim.reporting.html import (
+    FAIL_BADGE,
+    PASS_BADGE,
+    banner,
+    card,
+    empty,
+    escape,
+    figure,
+    fmt,
+    page,
+    run_table,
+    table,
+    verdict,
+)
 from sim.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats
 from sim.summary import ms
 
@@ -443,18 +456,6 @@ def render_html(
     latency_rows += [
         [f"server time {name}", fmt(processing.get(name), "ms")] for name in ("p50", "p99") if name in processing
     ]
-    run = summary.get("run", {})
-    machine = run.get("machine", {})
-    run_rows = [[escape(k), fmt(v)] for k, v in (
-        ("tablestorm", run.get("tablestorm_version")),
-        ("command", run.get("command_line")),
-        ("started", run.get("started_at")),
-        ("machine", machine.get("hostname")),
-        ("cores", machine.get("cores")),
-        ("python", machine.get("python")),
-        ("ray", machine.get("ray")),
-        ("platform", machine.get("platform")),
-    ) if v is not None]
     tables = [
         table(["run", ""], overview_rows),
         table(["action round trip", ""], latency_rows),
@@ -466,9 +467,8 @@ def render_html(
                ([escape(k), fmt(n)] for k, n in summary.get("actions_by_bot", {}).items())),
         table(["actions by kind", "count"],
                ([escape(k), fmt(n)] for k, n in summary.get("actions_by_kind", {}).items())),
+        run_table(summary.get("run", {})),
     ]
-    if run_rows:
-        tables.append(table(["where and how it ran", ""], run_rows))
     banners = [
         banner(text, "stop" if summary.get("interrupted") or summary.get("aborted") else "warn")
         for text in summary.get("warnings", ())

@@ -2,13 +2,15 @@
 
 A closed model (Locust stages, k6 ``ramping-vus``) moves the bot count toward the stage's target;
 an open model lets players arrive at a rate, each staying for a session drawn from the scenario's
-distribution. The shape only decides counts; seating and fleets are the driver's.
+distribution. The shape only decides counts; seating and fleets are the driver's. A closed model's
+count may come from a ``target`` callable instead of the scenario's stages: a controller steering
+one run (a capacity sweep holds each step until its rates are steady, for as long as that takes).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .scenario import Scenario
@@ -27,6 +29,8 @@ class LoadShape:
     """The scenario's load model, stepped once a second."""
 
     scenario: Scenario
+    target: Callable[[float], int] | None = None
+    """Closed model: bots that should be online ``elapsed`` seconds in (default: the scenario's)."""
     _arrivals_due: float = 0.0
     _sessions: list[tuple[float, str]] = field(default_factory=list)
     """Open model: (second the session ends, fleet of its player)."""
@@ -44,7 +48,7 @@ class LoadShape:
                     leaving[fleet] = leaving.get(fleet, 0) + 1
             self._sessions = [(u, f) for u, f in self._sessions if u > elapsed]
             return Step(arriving, leaving)
-        target = scenario.target_bots(elapsed)
+        target = scenario.target_bots(elapsed) if self.target is None else self.target(elapsed)
         total = sum(online.values())
         if target >= total:
             return Step(target - total, {})

@@ -10,7 +10,7 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   bots (p50/p90/p95/p99/p999/min/max/mean);
 - ``server_processing_ms``: the **server's processing time** of an action (validate, apply, fan
   out), the part of the round trip spent inside the table service, from the hosts' Prometheus
-  histogram ``tablestorm_action_latency_seconds`` (``p50``, ``p99``, ``count``; bucket
+  histogram ``tablestorm_action_processing_seconds`` (``p50``, ``p99``, ``count``; bucket
   interpolation as PromQL's ``histogram_quantile`` does it);
 - ``errors`` by kind, ``errors_total``, ``protocol_violations``; ``timeouts``,
   ``timeouts_by_outcome`` (CLOCK-2), ``side_pots`` (BET-7), ``raise_caps`` (BET-2),

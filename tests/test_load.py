@@ -474,10 +474,10 @@ def test_prometheus_scrapes_the_run(ray_local: cluster.ClusterInfo, tmp_path: Pa
             rate = query("sum(rate(tablestorm_hands_completed_total[30s]))")
             if rate and float(rate[0]["value"][1]) > 0:
                 seen["rate"] = float(rate[0]["value"][1])
-            rule = query("tablestorm:hands_per_second")
+            rule = query("cluster:tablestorm_hands_completed:rate1m")
             if rule and float(rule[0]["value"][1]) > 0:
                 seen["rule"] = float(rule[0]["value"][1])
-            by_game = query("tablestorm:hands_per_second:by_game")
+            by_game = query("cluster_game:tablestorm_hands_completed:rate1m")
             if by_game:
                 seen["by_game"] = {s["metric"]["game"]: float(s["value"][1]) for s in by_game}
         except (urllib.error.URLError, RuntimeError) as exc:  # recorded; the asserts below decide

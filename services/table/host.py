@@ -129,7 +129,7 @@ class TableHost:
             ledger=self.ledger,
         )
         self._tables[table_id] = live
-        self.metrics.tables_live.set(len(self._tables))
+        self.metrics.game(spec.options.variant.code).tables_live.inc()
         log.info("table created", extra={"table_id": table_id, "game": spec.options.variant.code})
         return live
 
@@ -229,7 +229,7 @@ class TableHost:
             return True  # another call removed it first
         del self._tables[live.table_id]
         self._closed_hands[live.options.variant.code] += live.hands_completed
-        self.metrics.tables_live.set(len(self._tables))
+        self.metrics.game(live.options.variant.code).tables_live.dec()
         live.close_streams(None, f"table {live.table_id!r} closed")
         log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
         if self.ledger is not None:

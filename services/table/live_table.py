@@ -89,8 +89,7 @@ class LiveTable:
         """Set while no hand is running (shutdown waits on it)."""
         self.idle.set()
         self._loop = loop
-        self._metrics = metrics
-        self._hands_completed = metrics.hands_completed.labels(options.variant.code)
+        self._metrics = metrics.game(options.variant.code)
         self.hands_completed = 0
         """Hands played to the end at this table (voided ones are not)."""
         self._tokens = tokens
@@ -311,9 +310,9 @@ class LiveTable:
         if len(results) > RESULT_CACHE:
             results.popitem(last=False)
         if code == _OK:
-            self._metrics.action_kinds[action.kind].inc()
+            self._metrics.actions[action.kind].inc()
             self._step(events)
-            self._metrics.action_latency.observe(time.perf_counter() - started)
+            self._metrics.processing.observe(time.perf_counter() - started)
         return result
 
     def _on_clock(self) -> None:
@@ -326,7 +325,7 @@ class LiveTable:
         except TableError:
             log.exception("action clock fired with nothing to time out", extra={"table_id": self.table_id})
             return
-        self._metrics.action_kinds[ActionKind.TIMEOUT].inc()
+        self._metrics.actions[ActionKind.TIMEOUT].inc()
         self._step(events)
 
     # ----------------------------------------------------------------- hands
@@ -433,12 +432,12 @@ class LiveTable:
             if kind is ev.PotsFormed:
                 self._last_pots = event.pots  # type: ignore[union-attr]
             elif kind is ev.TimedOut:
-                metrics.timeout_outcomes[event.outcome].inc()  # type: ignore[union-attr]
+                metrics.timeouts[event.outcome].inc()  # type: ignore[union-attr]
             elif kind is ev.CapReached:
                 metrics.raise_caps.inc()
             elif kind is ev.HandEnded:
                 self.hands_completed += 1
-                self._hands_completed.inc()
+                metrics.hands_completed.inc()
                 if len(self._last_pots) > 1:
                     metrics.side_pots.inc(len(self._last_pots) - 1)
         self.subscribers.broadcast(entries)

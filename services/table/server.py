@@ -68,7 +68,8 @@ class TableServer:
 
     async def start(self) -> None:
         config = self.config
-        self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop(), config.ledger)
+        loop = asyncio.get_running_loop()
+        self.host = TableHost(config.limits, self.metrics, loop, config.ledger)
         server = self._server = grpc.aio.server(
             interceptors=[MetricsInterceptor(self.metrics)],
             options=[
@@ -96,6 +97,7 @@ class TableServer:
         await server.start()
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
+        self.metrics.runtime.start(loop)
         if config.metrics_port is not None:
             try:
                 self._http = start_http_server(config.metrics_port, config.host, registry=self.metrics.registry)
@@ -113,6 +115,7 @@ class TableServer:
         report = await self.host.drain(deadline)
         # Streams were closed after their pending output; give the writers a moment to send it.
         await self._server.stop(grace=min(2.0, deadline + 0.5))
+        self.metrics.runtime.stop()
         if self._http is not None:
             http = self._http[0]
             self._http = None

@@ -119,6 +119,23 @@ def key_values(title: str, values: Mapping[str, Any]) -> str:
     return table([title, ""], ([escape(k), fmt(v)] for k, v in values.items()))
 
 
+def run_table(run: Mapping[str, Any]) -> str:
+    """"Where and how it ran": a run's metadata block (:func:`sim.reporting.meta.run_metadata`)
+    as a table, its unknown values left out; empty without any."""
+    machine = run.get("machine", {})
+    rows = [[escape(k), fmt(v)] for k, v in (
+        ("tablestorm", run.get("tablestorm_version")),
+        ("command", run.get("command_line")),
+        ("started", run.get("started_at")),
+        ("machine", machine.get("hostname")),
+        ("cores", machine.get("cores")),
+        ("python", machine.get("python")),
+        ("ray", machine.get("ray")),
+        ("platform", machine.get("platform")),
+    ) if v is not None]
+    return table(["where and how it ran", ""], rows) if rows else ""
+
+
 def figure(caption: str, svg: str, legend: Sequence[tuple[str, str]] = ()) -> str:
     """A chart with its caption and, beside it, its legend in HTML, which wraps however many
     (and however long) the series names are."""

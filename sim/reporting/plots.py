@@ -95,14 +95,17 @@ def lines(
     hlines: Sequence[tuple[float, str]] = (),
     vlines: Sequence[tuple[float, str]] = (),
     log_y: bool = False,
+    markers: bool = False,
 ) -> str:
     """Lines over ``x``, each with its optional band; ``hlines``/``vlines`` mark levels and times
-    (an SLO, a chaos event) with a label."""
+    (an SLO, a chaos event) with a label; ``markers`` dots each point (a few measured steps rather
+    than a series over time)."""
     figure, axes = _axes(xlabel, ylabel)
     for k, s in enumerate(series):
         colour = s.colour or PALETTE[k % len(PALETTE)]
         ys = [float("nan") if v is None else v for v in s.y]
-        axes.plot(x, ys, color=colour, linewidth=1.6, linestyle="--" if s.dashed else "-", label=s.name)
+        axes.plot(x, ys, color=colour, linewidth=1.6, linestyle="--" if s.dashed else "-", label=s.name,
+                  marker="o" if markers else None, markersize=4)
         if s.low is not None and s.high is not None:
             axes.fill_between(x, s.low, s.high, color=colour, alpha=0.18, linewidth=0)
     for value, label in hlines:
@@ -132,11 +135,18 @@ def scatter_fit(
     point_label: str,
     fit_label: str,
     vlines: Sequence[tuple[float, str]] = (),
+    more_points: Sequence[Series] = (),
 ) -> str:
-    """Measured points with a fitted curve through them (e.g. throughput against load)."""
+    """Measured points with a fitted curve through them (e.g. throughput against load);
+    ``more_points`` are further measurements at the same ``x``, drawn as smaller points (e.g.
+    goodput beside throughput)."""
     figure, axes = _axes(xlabel, ylabel)
     axes.plot(fit_x, fit_y, color=ORANGE, linewidth=1.6, label=fit_label)
     axes.scatter(x, y, color=BLUE, zorder=3, s=22, label=point_label)
+    for k, s in enumerate(more_points):
+        ys = [float("nan") if v is None else v for v in s.y]
+        axes.scatter(x, ys, color=s.colour or PALETTE[(k + 2) % len(PALETTE)], zorder=4, s=12, marker="D",
+                     label=s.name)
     for value, label in vlines:
         axes.axvline(value, color=GREY, linewidth=1.0, linestyle="--")
         axes.annotate(label, (value, 0.98), xycoords=("data", "axes fraction"), color=GREY,

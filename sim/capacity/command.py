@@ -1,0 +1,160 @@
+"""``tablestorm capacity``: its flags, every one checked before Ray starts, then the sweep and its files.
+
+Exit status: 0 when the sweep found an SLO capacity and the chips were conserved; 1 when no step met
+the SLO or chips were not conserved; 2 for a bad flag or scenario (the message names it, nothing is
+started or written); 130 when interrupted (what was measured is written all the same). The heavy
+modules (Ray, scipy, matplotlib) are imported only once the flags are good, so that ``tablestorm
+--help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim.scenario import Scenario
+
+    from .slo import SLO
+    from .sweep import Steadiness
+
+__all__ = ["parse_steps", "register"]
+
+DEFAULT_OUT = "out/capacity"
+
+
+def parse_steps(text: str) -> tuple[int, ...]:
+    """``500,1000,2000`` -> (500, 1000, 2000): whole, positive, increasing; ValueError says which
+    is not."""
+    steps: list[int] = []
+    for part in text.split(","):
+        try:
+            value = int(part.strip())
+        except ValueError:
+            raise ValueError(f"expected whole numbers of bots separated by commas, got {part.strip()!r}") from None
+        if value <= 0:
+            raise ValueError(f"a step needs at least one bot, got {value}")
+        if steps and value <= steps[-1]:
+            raise ValueError(f"steps must increase, got {value} after {steps[-1]}")
+        steps.append(value)
+    return tuple(steps)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``capacity`` to the ``tablestorm`` command."""
+    p = sub.add_parser(
+        "capacity", help="measure what one core of the table service carries at the SLO",
+        description="A stepped load sweep of the real table services on Ray (a local loopback one "
+        "without --address): each step holds its bots until the rates are steady, then records "
+        "throughput, goodput, the round trip and the hosts' CPU; the Universal Scalability Law is "
+        "fitted to the steps and the capacity per core at the SLO reported in capacity.json and "
+        "capacity.html. The scenario sets the games, bot mix, think time, clock, hosts and fleets; "
+        "the steps replace its load shape.",
+    )
+    p.add_argument("scenario", nargs="?", help="scenario YAML file (e.g. sim/scenarios/capacity-1s-think.yaml)")
+    p.add_argument("--steps", required=True, help="bot counts to hold, increasing: e.g. 500,1000,2000,3000")
+    p.add_argument("--slo", action="append", default=[],
+                   help="what a second and a step must meet, e.g. 'p99_ms<100' (repeatable; default p99_ms<100)")
+    p.add_argument("--hold", type=int, default=60, help="seconds a step is held at most (default 60)")
+    p.add_argument("--window", type=int, default=5, help="seconds per steadiness window (default 5)")
+    p.add_argument("--windows", type=int, default=3, help="windows that must agree (default 3)")
+    p.add_argument("--tolerance", type=float, default=0.05,
+                   help="how far a window's actions/s may be from their mean (default 0.05)")
+    p.add_argument("--address", help="join a Ray cluster: auto or HOST:PORT (default: start a local one)")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"directory for capacity.json and capacity.html ({DEFAULT_OUT})")
+    p.set_defaults(handler=lambda args: _run(args, p))
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What the flags ask for, every one checked."""
+
+    scenario: Scenario
+    steps: tuple[int, ...]
+    slo: SLO
+    steadiness: Steadiness
+    out: Path
+
+
+def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Request:
+    """Every flag parsed and checked; a bad one ends the command (exit 2) naming it."""
+    from sim.scenario import ScenarioError, from_mapping, load
+
+    from .slo import DEFAULT_SLO, SLO
+    from .sweep import Steadiness
+
+    try:
+        steps = parse_steps(args.steps)
+    except ValueError as exc:
+        parser.error(f"argument --steps: {exc}")
+    try:
+        slo = SLO.parse(args.slo or DEFAULT_SLO)
+    except ValueError as exc:
+        parser.error(f"argument --slo: {exc}")
+    if args.window < 1:
+        parser.error(f"argument --window: a window lasts at least 1 s, got {args.window}")
+    if args.windows < 2:
+        parser.error(f"argument --windows: steadiness compares at least 2 windows, got {args.windows}")
+    if not 0 < args.tolerance < 1:
+        parser.error(f"argument --tolerance: must be between 0 and 1, got {args.tolerance}")
+    if args.hold < args.window * args.windows:
+        parser.error(
+            f"argument --hold: a step must be held long enough for {args.windows} windows of {args.window} s"
+            f" ({args.window * args.windows} s), got {args.hold}"
+        )
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"argument --out: {out} exists and is not a directory")
+    try:
+        scenario = load(args.scenario) if args.scenario else from_mapping({}, "defaults")
+    except ScenarioError as exc:
+        parser.error(f"argument scenario: {exc}")
+    return _Request(scenario, steps, slo, Steadiness(args.window, args.windows, args.tolerance, args.hold), out)
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import json
+
+    request = _checked(args, parser)
+    from sim.interruption import EXIT_STATUS, Interruption
+
+    from .report import write_capacity_html
+    from .result import build_capacity, write_capacity
+    from .sweep import run_sweep
+
+    out = request.out
+    interruption = Interruption()
+    try:
+        sweep = run_sweep(
+            request.scenario, request.steps, request.slo, request.steadiness, out / "load",
+            address=args.address, stream=sys.stderr, interruption=interruption, command=args.command_line,
+        )
+    except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
+        print("tablestorm capacity: interrupted before the sweep began: nothing was measured", file=sys.stderr)
+        return EXIT_STATUS
+    load = sweep.load
+    capacity = build_capacity(
+        sweep.steps, planned=sweep.planned, slo=request.slo, steadiness=request.steadiness,
+        run=load.summary.get("run", {}), load_summary=load.summary, load_files=load.files, out_dir=out,
+    )
+    write_capacity(out / "capacity.json", capacity)
+    write_capacity_html(out / "capacity.html", capacity)
+    fit = capacity["fit"]
+    print(json.dumps({
+        "slo_step": capacity["capacity"]["slo_step"],
+        "per_core": capacity["capacity"]["per_core"],
+        "usl": {k: fit[k] for k in ("lambda", "sigma", "kappa", "peak_bots", "error")},
+        "steps": [
+            {"bots": s["bots"], "actions_per_s": s["throughput"]["actions_per_s"], "p99_ms": s["latency_ms"]["p99"],
+             "host_cores": s["hosts"]["cores_used"], "meets_slo": s["meets_slo"]}
+            for s in capacity["steps"]
+        ],
+    }))
+    print(f"report: {out / 'capacity.html'}", file=sys.stderr)
+    if interruption.signal_name is not None:
+        return EXIT_STATUS
+    met = capacity["capacity"]["slo_step"] is not None
+    return 0 if met and load.summary.get("chips_conserved") is True else 1

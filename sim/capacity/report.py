@@ -1,0 +1,211 @@
+"""capacity.html: the sweep for people, drawn from capacity.json alone through :mod:`sim.reporting`.
+
+Throughput (and goodput) against the offered bots with the fitted USL curve, the round trip's
+percentiles against the bots with the SLO's line, the cores the hosts and fleets used, a table of
+the steps, the fit's parameters with their standard errors, and which step is the SLO capacity and
+why. Rendering needs nothing but the JSON, so a report can be drawn again from an archived file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.reporting import plots
+from sim.reporting.html import (
+    FAIL_BADGE,
+    PASS_BADGE,
+    banner,
+    card,
+    cards,
+    empty,
+    escape,
+    figure,
+    fmt,
+    page,
+    run_table,
+    section,
+    table,
+)
+from sim.thresholds import METRICS, parse
+
+from .usl import usl
+
+__all__ = ["render_capacity_html", "write_capacity_html"]
+
+_LATENCY_COLOURS = {"p50": plots.GREEN, "p99": plots.ORANGE}
+_IN_REACH = 10
+"""A fitted peak beyond this many times the largest step is no peak the sweep can speak for."""
+
+
+def _value(parameter: Mapping[str, Any] | None) -> float | None:
+    return None if parameter is None else parameter.get("value")
+
+
+def _throughput_chart(steps: Sequence[Mapping[str, Any]], fit: Mapping[str, Any], slo_step: int | None) -> str:
+    bots = [s["bots"] for s in steps]
+    actions = [s["throughput"]["actions_per_s"] for s in steps]
+    goodput = plots.Series("goodput actions/s", [s["goodput"]["actions_per_s"] for s in steps], colour=plots.GREEN)
+    vlines = [] if slo_step is None else [(float(slo_step), "SLO capacity")]
+    if fit.get("error") is None:
+        lam, sigma, kappa = (float(fit[k]["value"]) for k in ("lambda", "sigma", "kappa"))
+        peak = fit.get("peak_bots")
+        right = max(bots) * 1.15
+        if peak is not None and peak <= right:
+            vlines.append((peak, "USL peak"))
+        curve_x = np.linspace(1.0, right, 200)
+        curve_y = usl(curve_x, lam, sigma, kappa)
+        label = f"USL: λ={lam:.4g}, σ={sigma:.3g}, κ={kappa:.3g}"
+    else:
+        curve_x, curve_y, label = np.array([]), np.array([]), "no USL fit"
+    svg = plots.scatter_fit(
+        bots, actions, curve_x.tolist(), curve_y.tolist(), xlabel="bots (offered)", ylabel="actions / s",
+        point_label="throughput actions/s", fit_label=label, vlines=vlines, more_points=[goodput],
+    )
+    return figure("Throughput against load", svg)
+
+
+def _slo_lines(expressions: Sequence[str]) -> list[tuple[str, float, str]]:
+    """(latency key, level in ms, label) of each SLO expression on a round-trip latency."""
+    found = []
+    for expression in expressions:
+        threshold = parse(expression)
+        path, _ = METRICS[threshold.metric]
+        if path[0] == "latency_ms" and isinstance(threshold.target, float):
+            found.append((path[1], threshold.target, f"SLO {expression}"))
+    return found
+
+
+def _latency_chart(steps: Sequence[Mapping[str, Any]], expressions: Sequence[str]) -> str:
+    slo_lines = _slo_lines(expressions)
+    keys = ["p50", "p99", *(key for key, _, _ in slo_lines if key not in ("p50", "p99"))]
+    series = [
+        plots.Series(f"{key} round trip", [s["latency_ms"].get(key) for s in steps], colour=_LATENCY_COLOURS.get(key))
+        for key in dict.fromkeys(keys)
+    ]
+    svg = plots.lines(
+        [s["bots"] for s in steps], series, xlabel="bots (offered)", ylabel="latency (ms)",
+        hlines=[(level, label) for _, level, label in slo_lines], markers=True,
+    )
+    return figure("Round trip against load", svg)
+
+
+def _cores_chart(steps: Sequence[Mapping[str, Any]]) -> str:
+    series = [
+        plots.Series("table hosts", [s["hosts"]["cores_used"] for s in steps], colour=plots.BLUE),
+        plots.Series("bot fleets", [s["fleets"]["cores_used"] for s in steps], colour=plots.PURPLE),
+    ]
+    svg = plots.lines([s["bots"] for s in steps], series, xlabel="bots (offered)", ylabel="cores used", markers=True)
+    return figure("CPU against load", svg)
+
+
+def _steps_table(steps: Sequence[Mapping[str, Any]], slo_step: int | None) -> str:
+    rows = []
+    for s in steps:
+        per_core = s["per_core"]
+        bots = fmt(s["bots"]) + (" ◀" if s["bots"] == slo_step else "")
+        rows.append([
+            bots, fmt(s["seated"]), fmt(s["steady"]), fmt(s["held_s"], "s"),
+            fmt(s["throughput"]["actions_per_s"], digits=1), fmt(s["goodput"]["actions_per_s"], digits=1),
+            fmt(s["throughput"]["hands_per_s"], digits=2), fmt(s["latency_ms"]["p50"], digits=1),
+            fmt(s["latency_ms"]["p99"], digits=1), fmt(s["errors_total"]), fmt(s["hosts"]["cores_used"], digits=3),
+            fmt(per_core["actions_per_s"], digits=1), PASS_BADGE if s["meets_slo"] else FAIL_BADGE,
+        ])
+    return table(
+        ["bots", "seated", "steady", "held", "actions/s", "goodput/s", "hands/s", "p50 ms", "p99 ms", "errors",
+         "host cores", "actions/s per core", "SLO"],
+        rows,
+    )
+
+
+def _significant(value: float | None) -> str:
+    return "–" if value is None else escape(f"{value:.4g}")
+
+
+def _fit_table(fit: Mapping[str, Any], largest: int) -> str:
+    if fit.get("error") is not None:
+        return table(["USL fit", ""], [["not fitted", escape(fit["error"])]])
+    rows = [
+        [name, _significant(_value(fit[key])), _significant(fit[key]["stderr"])]
+        for name, key in (("λ (actions/s of one bot)", "lambda"), ("σ (contention)", "sigma"),
+                          ("κ (crosstalk)", "kappa"))
+    ]
+    peak = fit["peak_bots"]
+    beyond = " (beyond the largest step: extrapolated)" if peak is not None and peak > largest else ""
+    rows += [
+        ["peak bots N* = √((1−σ)/κ)", ("none: κ = 0" if peak is None else fmt(peak, digits=0)) + beyond, ""],
+        ["peak actions/s", fmt(fit["peak_actions_per_s"], digits=1), ""],
+        ["R²", fmt(fit["r_squared"], digits=4), ""],
+        ["steps fitted", fmt(fit["points"]), ""],
+    ]
+    return table(["USL fit", "value", "std. error"], rows)
+
+
+def _peak_card(peak: float | None, largest: int) -> str:
+    if peak is not None and peak > _IN_REACH * largest:
+        return card("USL peak", f"beyond {_IN_REACH}× the sweep")
+    return card("USL peak", peak, "bots", 0)
+
+
+def _badge(slo_step: int | None) -> str:
+    if slo_step is None:
+        return '<span class="verdict fail">NO STEP MET THE SLO</span>'
+    return f'<span class="verdict pass">SLO CAPACITY · {slo_step:,} BOTS</span>'
+
+
+def render_capacity_html(capacity: Mapping[str, Any]) -> str:
+    """The report page for a capacity.json's contents."""
+    steps: Sequence[Mapping[str, Any]] = capacity["steps"]
+    fit: Mapping[str, Any] = capacity["fit"]
+    result: Mapping[str, Any] = capacity["capacity"]
+    slo_step = result["slo_step"]
+    expressions = capacity["slo"]["expressions"]
+    per_core = result["per_core"] or {}
+    machine = capacity["run"].get("machine", {})
+    meta = (
+        f"{capacity['scenario']} · SLO {' and '.join(expressions)} · steps "
+        f"{', '.join(f'{b:,}' for b in capacity['planned_steps'])} · {machine.get('cores', '?')} cores"
+    )
+    headline = cards([
+        card("SLO capacity", slo_step, "bots", 0),
+        card("actions/s per core", per_core.get("actions_per_s")),
+        card("hands/s per core", per_core.get("hands_per_s"), digits=2),
+        card("seated players per core", per_core.get("seated_players"), digits=0),
+        card("Play streams per core", per_core.get("play_streams"), digits=0),
+        card("host cores at the SLO step", result["hosts_cores_used"], digits=3),
+        _peak_card(fit.get("peak_bots"), max(capacity["planned_steps"])),
+    ])
+    if steps:
+        charts = [_throughput_chart(steps, fit, slo_step), _latency_chart(steps, expressions), _cores_chart(steps)]
+    else:
+        charts = [empty("Throughput against load", "No step was measured.")]
+    steadiness = capacity["steadiness"]
+    footer = (
+        f"<b>Steady</b>: all the step's bots online, then the actions/s of the last {steadiness['windows']}"
+        f" windows of {steadiness['window_s']} s each within {steadiness['tolerance']:.0%} of their mean;"
+        f" the step is measured over those seconds, or over its last seconds when it is not steady after"
+        f" {steadiness['max_hold_s']} s. <b>Goodput</b>: {escape(capacity['slo']['definition'])}"
+        " <b>Cores used</b>: each process's CPU seconds (user + system) over the wall seconds of the window,"
+        " summed; per core divides by the table hosts' cores. A seated bot holds one Play stream."
+        " Machine-readable: capacity.json; the sweep second by second:"
+        f" {escape(capacity['load_run'].get('report', ''))}."
+    )
+    return page(
+        f"tablestorm capacity: {capacity['scenario']}", meta, _badge(slo_step),
+        [
+            *(banner(text) for text in capacity["warnings"]),
+            headline,
+            section("SLO capacity", f'<p>{escape(result["reason"])}.</p>'),
+            section("Against load", "".join(charts), "charts"),
+            section("Steps", _steps_table(steps, slo_step)),
+            section("Details", _fit_table(fit, max(capacity["planned_steps"])) + run_table(capacity["run"]), "tables"),
+        ],
+        footer,
+    )
+
+
+def write_capacity_html(path: Path, capacity: Mapping[str, Any]) -> None:
+    path.write_text(render_capacity_html(capacity), encoding="utf-8")

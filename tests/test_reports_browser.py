@@ -1,0 +1,81 @@
+"""Every kind of report opened in a real browser (Debian's headless Chromium) and screenshotted.
+
+A report is what people read: it must render offline (nothing fetched, no script), show its charts,
+and be the page the code meant. Each kind is built here from constructed data by the same code the
+commands run, written to disk, loaded from ``file://`` with the network cut off, and screenshotted;
+the screenshot must be a full page with real content (many colours: text, charts), and the page must
+reference nothing outside itself. ``REPORTS`` lists the kinds: a new command's report is a new row.
+The screenshots are kept under the test's temporary directory for a person to look at.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib import image
+from test_capacity import _capacity, _step
+from test_report import constructed_run, summary_of
+
+from sim.capacity.report import render_capacity_html
+from sim.report import write_report
+
+CHROMIUM = shutil.which("chromium")
+BROWSER_TIMEOUT = 90.0
+WINDOW = (1280, 2400)
+FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--hide-scrollbars", "--force-device-scale-factor=1",
+    # The page must need nothing from outside: every request off the machine fails.
+    "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
+)
+_EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
+
+
+def _load_report(out: Path) -> Path:
+    stats = constructed_run()
+    return write_report(out, summary_of(stats), stats, bots_online={0: 12, 1: 12, 2: 11, 3: 12})["report"]
+
+
+def _capacity_report(out: Path) -> Path:
+    steps = [_step(100, 50, 0.01), _step(200, 95, 0.02), _step(400, 170, 0.04), _step(800, 190, 0.3)]
+    out.mkdir(parents=True)
+    path = out / "capacity.html"
+    path.write_text(render_capacity_html(_capacity(steps, out)), encoding="utf-8")
+    return path
+
+
+REPORTS: dict[str, Callable[[Path], Path]] = {
+    "load": _load_report,
+    "capacity": _capacity_report,
+}
+"""Each kind of report and how to build one from constructed data (the commands' own code)."""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@pytest.mark.parametrize("kind", sorted(REPORTS))
+def test_the_report_renders_offline_in_a_browser(kind: str, tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    page = REPORTS[kind](tmp_path / kind)
+    html = page.read_text(encoding="utf-8")
+    assert "<script" not in html.lower() and not _EXTERNAL.search(html), "a report must be self-contained"
+    shot = tmp_path / f"{kind}.png"
+    result = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
+         f"--screenshot={shot}", page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=BROWSER_TIMEOUT,
+    )
+    assert result.returncode == 0 and shot.exists(), result.stderr[-2000:]
+    pixels = image.imread(shot)
+    assert pixels.shape[:2] == (WINDOW[1], WINDOW[0])
+    colours = np.unique((pixels[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+    assert len(colours) > 200, f"{kind}: the screenshot looks blank ({len(colours)} colours)"
+    # Something was drawn across the page, not just a header: the lower half has ink too.
+    lower = pixels[WINDOW[1] // 4 :, :, :3]
+    assert (lower < 0.9).any(axis=2).mean() > 0.01, f"{kind}: nothing below the top quarter"
