@@ -181,10 +181,12 @@ def _entrants(value: Any, path: str) -> EntrantForecast:
     if kind not in expected:
         raise ScheduleError(f"{path}.dist: expected one of {', '.join(ENTRANT_KINDS)}, got {kind!r}")
     given = set(spec) - {"dist"}
-    for key in sorted(expected[kind] - given):
-        raise ScheduleError(f"{path}.{key}: required by dist {kind}")
-    for key in sorted(given - expected[kind]):
-        raise ScheduleError(f"{path}.{key}: not a parameter of dist {kind} ({', '.join(sorted(expected[kind]))})")
+    foreign, missing = sorted(given - expected[kind]), sorted(expected[kind] - given)
+    if foreign:
+        known = ", ".join(sorted(expected[kind]))
+        raise ScheduleError(f"{path}.{foreign[0]}: not a parameter of dist {kind} ({known})")
+    if missing:
+        raise ScheduleError(f"{path}.{missing[0]}: required by dist {kind}")
     if kind == "fixed":
         return EntrantForecast(kind, WHOLE_FIELD.check(spec["value"], f"{path}.value"))
     if kind == "normal":
