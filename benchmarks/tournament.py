@@ -153,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         "hands_per_s": round(hands_per_s, 1),
         "engine_hands_per_s": round(engine_per_s, 1),
         "ratio_vs_engine": round(hands_per_s / engine_per_s, 3),
+        "ratio_per_run": [round(rate / base, 3) for rate, base in zip(rates, engine, strict=True)],
         "virtual_hours": round(result.duration_s / 3600, 2),
         "hands_per_hour_per_table": round(result.hands_per_hour_per_table, 1),
         "players_per_hand": round(sum(int(p) * c for p, c in mix.items()) / sum(mix.values()), 2),

@@ -7,12 +7,14 @@ virtual (computed, never measured), so they are asserted exactly.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tournament_room import draw_structure, stud_structure
 
 from services.engine import Hand
 from services.engine.events import Acted, CardsDealt, CommunityCard, Drew, TimedOut
 from services.tournament import events as ev
+from services.tournament import load_structure
 from sim.distributions import Distribution
 from sim.tournament.accelerated import AcceleratedTournament
 from sim.tournament.profiles import DealingModel, PlayerProfile
@@ -114,3 +116,25 @@ def test_late_entrants_and_reentries_join_during_late_registration() -> None:  #
     assert result.entries == 26 + result.reentries
     assert result.prize_pool == 100 * (result.entries + result.rebuys)
     assert len(result.finishing_order) == result.entries and result.chips_conserved
+
+
+def test_the_fast_example_structure_runs_to_a_winner() -> None:  # TOURN-1, TOURN-10
+    """The team's seconds-long example event (sim/tournaments/fast-test.yaml, a 1 s clock), with bots
+    quicker than its clock and late entrants."""
+    structure = load_structure(Path(__file__).resolve().parent.parent / "sim/tournaments/fast-test.yaml")
+    quick = PlayerProfile("strength", think=Distribution("uniform", 0.3, 0.1, 0.5))
+    result = AcceleratedTournament(
+        structure, entrants=12, late_entrants=4, seed=8, profiles=[quick], check_chips=True
+    ).run()
+    assert result.chips_conserved and len(result.finishing_order) == result.entries >= 12
+    assert result.levels[0]["stakes"] == {"small_bet": 2, "big_bet": 4, "ante": 0, "bring_in": 1,
+                                          "small_blind": 0, "big_blind": 0}
+
+
+def test_a_sit_and_go_starts_when_full() -> None:  # TOURN-9
+    structure = load_structure(Path(__file__).resolve().parent.parent / "sim/tournaments/draw-nl-sng.yaml")
+    run = AcceleratedTournament(structure, entrants=5, seed=9, check_chips=True)
+    result = run.run()
+    assert structure.max_entrants == 5 and result.entries == 5
+    assert [p["prize"] for p in result.finishing_order] == [*run.director.payouts(), 0, 0, 0]
+    assert result.chips_conserved

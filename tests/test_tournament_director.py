@@ -351,16 +351,19 @@ def test_two_players_out_in_one_hand_finish_by_their_starting_stacks() -> None: 
 def test_equal_stacks_tie_and_split_their_places_prizes() -> None:  # TOURN-6
     room = room_of(4, stud_structure(buy_in=101, payouts={"table": [50, 30, 20]}))
     (table,) = room.tables
-    seats = room.seats(table)
-    a, b, c, _ = seats.values()
-    room.at(10).finish(table, {a: 0, b: 0}, winner=c)  # equal starting stacks (1000): a tie for 3rd
+    a, b, c, d = room.seats(table).values()
+    room.at(10).finish(table, {d: 0}, winner=c)  # d 4th
+    room.at(20).finish(table, {a: 0, b: 0}, winner=c)  # a and b started this hand with 1000 each: a tie
     prizes = room.director.payouts()
-    share, remainder = divmod(prizes[2], 2)
+    shared = prizes[1] + prizes[2]
+    assert shared % 2 == 1, "the pool leaves a remainder to give"
+    first = min((a, b), key=lambda e: int(e.split("#")[0][1:]))  # p<k>: registered in order
+    second = b if first == a else a
     out = {e.entry_id: (e.place, e.prize) for e in room.events(ev.Eliminated)}
-    first = min((a, b), key=lambda e: int(e.split("#")[0][1:]))  # registered first: p<k> in order
-    assert out[first] == (3, share + remainder) and out[({a, b} - {first}).pop()] == (3, share)
-    assert sum(p for _, p in out.values()) == prizes[2]  # places 3 and 4 (4 is unpaid) shared exactly
-    room.check()
+    assert out[d] == (4, 0)
+    assert out[first] == (2, shared // 2 + 1) and out[second] == (2, shared // 2)
+    assert room.events(ev.Finished) == [ev.Finished(20, c, c.split("#")[0], prizes[0])]
+    assert sum(p.prize for p in room.director.finishing_order()) == room.director.prize_pool == 404
 
 
 def test_a_tie_splits_the_sum_of_places_with_the_remainder_in_registration_order() -> None:  # TOURN-6

@@ -1,17 +1,17 @@
 """``view_of``: the View the accelerated driver builds from the engine is the one a live bot builds.
 
-The reference is the real client, ``sim.bots.client.Bot``, fed exactly what a table server sends
-its seat: every engine event filtered for the seat (``visibility.view``) and converted to the wire
-(``services.table.convert``), and a YourTurn with the legal actions on each of its turns. Its
-strategy records the View it is asked to decide on; the test compares it, field by field, with
-``view_of`` on the engine's hand at the same turn, over random hands of every game and structure
-(hypothesis), with strategies that need the others' boards and strategies that do not, and with
-the clock acting now and then (CLOCK-2).
+The reference is the real client's hand tracker (``sim.bots.client.tracker.HandTracker``), fed
+exactly what a table server sends a seat: every engine event filtered for the seat
+(``visibility.view``) and converted to the wire (``services.table.convert``); on each of the seat's
+turns it builds the View from the legal actions a YourTurn would carry. The test compares it,
+field by field, with ``view_of`` on the engine's hand at the same turn, over random hands of every
+game and structure (hypothesis), for strategies that track the others' boards and those that do
+not, with the clock acting now and then (CLOCK-2); the hand is played on by the strategies'
+decisions.
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 from hypothesis import given, settings
@@ -21,10 +21,8 @@ from services.engine import Action, ActionKind, Hand, SeededShuffler, Stakes, St
 from services.engine.visibility import view
 from services.table import convert
 from services.table.proto_gen import table_service_pb2 as pb
-from sim.bots import Assignment, Bot, ChannelPool, Tally
-from sim.bots.strategies import BOT_KINDS, Strategy, View, strategy_for
-from sim.bots.strategies import Action as BotAction
-from sim.stats import RunStats
+from sim.bots.client.tracker import HandTracker
+from sim.bots.strategies import BOT_KINDS, Legal, View, strategy_for
 from sim.tournament.view import engine_action, view_of
 
 CONFIGS = [
@@ -37,77 +35,49 @@ CONFIGS = [
 ]
 
 
-class Recording:
-    """A strategy that decides like ``inner`` and keeps every View it was shown."""
-
-    def __init__(self, inner: Strategy) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.needs_board = inner.needs_board
-        self.views: list[View] = []
-
-    def decide(self, view: View, rng: random.Random) -> BotAction | None:
-        self.views.append(view)
-        return self.inner.decide(view, rng)
-
-
-async def play_and_compare(
-    game: str, structure: Structure, stacks: list[int], seed: int, kinds: list[str]
-) -> list[View]:
-    """Play one hand with bots of ``kinds``, comparing views on every turn; returns them."""
+def play_and_compare(game: str, structure: Structure, stacks: list[int], seed: int, kinds: list[str]) -> list[View]:
+    """Play one hand with strategies of ``kinds``, comparing views on every turn; returns them."""
     options = TableOptions(variant_named(game), Stakes.default(10), structure=structure)
     seats = list(range(1, len(stacks) + 1))
     rng = random.Random(seed)
     hand = Hand(options, stacks, SeededShuffler(seed, "view", 1), button=seed % len(stacks))
-    pool = ChannelPool()
-    try:
-        recorders = [Recording(strategy_for(kind)) for kind in kinds]
-        bots = [
-            Bot(Assignment("127.0.0.1:1", "view", seat, f"p{seat}", kind, seat_token="t"),
-                pool=pool, stats=RunStats(), tally=Tally(), start=0.0, strategy=recorder)
-            for seat, kind, recorder in zip(seats, kinds, recorders, strict=True)
-        ]
-        table = pb.TableState(
-            options=convert.options_to_proto(options),
-            seats=[
-                pb.SeatState(seat=s, stack=stack, status=pb.SEAT_STATUS_PLAYING)
-                for s, stack in zip(seats, stacks, strict=True)
-            ],
-        )
-        for seat, bot in zip(seats, bots, strict=True):
-            bot.handle(pb.ServerMessage(welcome=pb.Welcome(seat=seat, table=table)))
-        sent = 0
-        compared: list[View] = []
+    strategies = [strategy_for(kind) for kind in kinds]
+    trackers = [HandTracker(seat, needs_board=s.needs_board) for seat, s in zip(seats, strategies, strict=True)]
+    table = pb.TableState(
+        options=convert.options_to_proto(options),
+        seats=[
+            pb.SeatState(seat=s, stack=stack, status=pb.SEAT_STATUS_PLAYING)
+            for s, stack in zip(seats, stacks, strict=True)
+        ],
+    )
+    for tracker in trackers:
+        tracker.welcome(pb.Welcome(seat=tracker.seat, table=table), continues=False)
+    sent = 0
+    compared: list[View] = []
 
-        def deliver(start: int) -> None:
-            nonlocal sent
-            for event in hand.events[start:]:
-                sent += 1
-                for index, bot in enumerate(bots):
-                    wire = convert.event_to_proto(view(event, index), seats, seq=sent, hand_number=1)
-                    bot.handle(pb.ServerMessage(events=[wire]))
+    def deliver(start: int) -> None:
+        nonlocal sent
+        for event in hand.events[start:]:
+            sent += 1
+            for index, tracker in enumerate(trackers):
+                wire = convert.event_to_proto(view(event, index), seats, seq=sent, hand_number=1)
+                tracker.fold(wire, wire.WhichOneof("kind"))
 
-        deliver(0)
-        while hand.actor >= 0:
-            actor = hand.actor
-            recorder = recorders[actor]
-            turn = pb.YourTurn(hand_number=1, seq=sent, legal=convert.legal_to_proto(hand.legal_actions()))
-            before = len(recorder.views)
-            bots[actor].handle(pb.ServerMessage(your_turn=turn))
-            assert len(recorder.views) == before + 1  # the bot asked its strategy once for the turn
-            live = recorder.views[-1]
-            assert view_of(hand, actor, hand_number=1, needs_board=recorder.needs_board) == live
-            compared.append(live)
-            decision = recorder.inner.decide(live, random.Random(rng.random()))
-            start = len(hand.events)
-            if decision is None or rng.random() < 0.05:
-                hand.apply(Action(ActionKind.TIMEOUT))
-            else:
-                hand.apply(engine_action(decision))
-            deliver(start)
-        return compared
-    finally:
-        await pool.close()
+    deliver(0)
+    while hand.actor >= 0:
+        actor = hand.actor
+        legal = tuple(Legal(option.kind.value, option.min, option.max) for option in hand.legal_actions())
+        live = trackers[actor].view(legal, 1)
+        assert view_of(hand, actor, hand_number=1, needs_board=strategies[actor].needs_board) == live
+        compared.append(live)
+        decision = strategies[actor].decide(live, rng)
+        start = len(hand.events)
+        if decision is None or rng.random() < 0.05:
+            hand.apply(Action(ActionKind.TIMEOUT))
+        else:
+            hand.apply(engine_action(decision))
+        deliver(start)
+    return compared
 
 
 @settings(max_examples=60, deadline=None)
@@ -124,13 +94,13 @@ def test_view_of_is_the_live_clients_view(
     players = min(players, variant_named(game).max_players)
     stacks = data.draw(st.lists(st.integers(1, 400), min_size=players, max_size=players))
     kinds = data.draw(st.lists(st.sampled_from(BOT_KINDS), min_size=players, max_size=players))
-    asyncio.run(play_and_compare(game, structure, stacks, seed, kinds))
+    play_and_compare(game, structure, stacks, seed, kinds)
 
 
 def test_a_draw_turn_reports_the_street_and_bet_before_the_draw() -> None:
     """The one place the client's numbers are not the engine's: during the draw (DRAW-4) the client's
     street and own street total are still those of the first round."""
-    views = asyncio.run(play_and_compare("7a5draw", Structure.FIXED_LIMIT, [100] * 3, 3, ["calling_station"] * 3))
+    views = play_and_compare("7a5draw", Structure.FIXED_LIMIT, [100] * 3, 3, ["calling_station"] * 3)
     # Button player 0, blinds 5 and 10: 0 calls, 1 completes, 2 checks; then all three draw.
     first, draws = views[:3], [v for v in views if v.option("draw") is not None]
     assert [(v.street, v.bet, v.to_call) for v in first] == [(0, 0, 10), (0, 5, 5), (0, 10, 0)]

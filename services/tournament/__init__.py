@@ -1,4 +1,4 @@
-"""Tournaments (RULES.md §8): the structure file, the payouts, and the director that runs one.
+"""Tournaments (docs/rules.md, TOURN): the structure file, the payouts, and the director that runs one.
 
 Pure like the engine it drives: no I/O, clocks or threads. ``structure`` reads the team's YAML
 schema, ``payouts`` makes TOURN-9's tables, ``advisor`` suggests structures, and ``director`` is

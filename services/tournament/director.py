@@ -381,7 +381,7 @@ class Director:
         return out
 
     def unregister(self, player_id: str, now: float) -> list[Command]:
-        """Withdraw a registration before the start."""
+        """Withdraw a registration [decision: before the start only, as online rooms allow]."""
         self._check_now(now)
         if self._state != REGISTERING:
             raise DirectorError("unregister: only before the start")
@@ -444,7 +444,7 @@ class Director:
         table.running = False
         self._idle.add(table)
         table.reported = True
-        table.big_blind_order, table.waiting_seats = result.big_blind_order, result.waiting_seats
+        table.big_blind_order = result.big_blind_order
         round_hand = table in self._round_tables
         busted: list[tuple[Entry, int]] = []
         for seat_result in result.seats:
@@ -839,7 +839,8 @@ class Director:
         self._deal(out)
 
     def _update_hand_for_hand(self) -> None:
-        """TOURN-5: on from the bubble (one elimination from the money) with two tables or more."""
+        """TOURN-5: on from the bubble (one elimination from the money) with two tables or more.
+        [decision] Only once late registration is closed: before, the money is not known."""
         money = not self._late_open and self._alive <= self.places_paid
         bubble = not self._late_open and self._alive == self.places_paid + 1
         if not self._hfh and bubble and len(self._tables) > 1:
@@ -969,7 +970,8 @@ class Director:
 
     def _dealable(self, table: TableState, largest: int) -> bool:
         """Whether an idle table may deal: not breaking, two players seated, and not held by
-        TOURN-4 for being three or more players short of the ``largest`` table."""
+        TOURN-4 for being three or more players short of the ``largest`` table [decision: the hold
+        lasts while it is that short; two short, it deals on while its balancing move waits]."""
         return not table.breaking and table.seated >= 2 and table.players > largest - HOLD_SHORT
 
     def _deal(self, out: list[Command]) -> None:

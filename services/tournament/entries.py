@@ -50,7 +50,8 @@ class TableState:
     reported: bool = False
     """Whether the table reported a hand since it was opened (or rebuilt): the positions below are known."""
     big_blind_order: tuple[int, ...] = ()
-    waiting_seats: tuple[int, ...] = ()
+    """Draw game: the seats in the order they post the big blind from the next hand (the last is the
+    small blind's; those just before it, between the button and the small blind, would wait)."""
     opened: list[int] = field(default_factory=list)
     """Empty seat numbers, the one opened last at the end (TOURN-4's stud seat)."""
     arriving: list[tuple[Entry, str, int]] = field(default_factory=list)

@@ -93,6 +93,7 @@ class Rebuys:
     threshold: int = 0
     """A player at or below this many chips may rebuy (TOURN-10)."""
     max_per_player: int = 1
+    """Rebuys per player, over all their entries."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,12 +153,13 @@ class AcceleratedTournament:
     def run(self) -> TournamentResult:
         """Play the tournament to its winner; returns its summary."""
         director = self.director
-        for player_id in list(self._players)[: self._entrants]:
-            director.register(player_id, 0.0, auto_rebuy=self._players[player_id].profile.rebuys)
         self._schedule_arrivals()
         for at in self._faults:
             self._push(at, _FAULT, "")
-        self._execute(director.start(0.0))
+        for player_id in list(self._players)[: self._entrants]:
+            self._register(player_id)  # a sit-and-go starts with its last seat taken
+        if not director.started:
+            self._execute(director.start(0.0))
         queue = self._queue
         while not self._finished:
             wake = self._wake
@@ -246,7 +247,7 @@ class AcceleratedTournament:
                 self._finished = True
         self._wake = self.director.next_wakeup()
         self._react()
-        if self.check_chips and not self._finished:
+        if self.check_chips and self.director.started and not self._finished:
             self._check()
             self.director.audit()
 
