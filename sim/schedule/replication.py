@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from services.engine import Hand
 from sim.tournament.accelerated import AcceleratedTournament
@@ -103,13 +103,7 @@ def draws(event: Event, root: int, replication: int) -> list[Draw]:
 
 def play(event: Event, draw: Draw, recorder: LoadRecorder) -> Outcome:
     """Play one drawn tournament of ``event`` to its winner, its load counted by ``recorder``."""
-    if isinstance(event, Tournament):
-        structure, profiles = event.structure, event.players.profiles(event.reentry_rate)
-    else:
-        # A full field registered at once: the same tournament as a sit-and-go filling up, but the
-        # driver starts it itself (with max_entrants set, the director starts it on the last
-        # registration, and the driver's own start is then refused).
-        structure, profiles = replace(event.structure, max_entrants=0), event.players.profiles(0.0)
+    profiles = event.players.profiles(event.reentry_rate if isinstance(event, Tournament) else 0.0)
     dealt: list[tuple[float, Hand]] = []
 
     def observe(table_id: str, hand: Hand) -> None:
@@ -120,8 +114,8 @@ def play(event: Event, draw: Draw, recorder: LoadRecorder) -> Outcome:
         dealt.append((draw.start_s + tournament.now, hand))
 
     tournament = AcceleratedTournament(
-        structure, entrants=draw.entrants, late_entrants=len(draw.late_arrivals), late_arrivals=draw.late_arrivals,
-        seed=draw.seed, profiles=profiles, observe=observe, tournament_id=event.name,
+        event.structure, entrants=draw.entrants, late_entrants=len(draw.late_arrivals),
+        late_arrivals=draw.late_arrivals, seed=draw.seed, profiles=profiles, observe=observe, tournament_id=event.name,
     )
     result = tournament.run()
     if dealt:
