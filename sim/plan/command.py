@@ -42,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
         check_games(schedule, capacity)
         if args.serve_metrics is not None:
             check_port(args.metrics_host, args.serve_metrics, "--serve-metrics", "--metrics-host")
-    except InputError as exc:  # an input's (PlanInputError) or the port's (ListenError)
+    except (InputError, OSError) as exc:  # an input's (PlanInputError) or the port's (ListenError)
         return _fail(str(exc))
     settings = Settings(headroom=args.headroom, cores_per_node=args.cores_per_node, quantile=args.quantile)
     plan, manifest = build_plan(schedule, capacity, settings, run_metadata(args.command_line, started),

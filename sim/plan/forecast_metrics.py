@@ -54,7 +54,7 @@ def _local_now() -> datetime:
     return datetime.now().astimezone()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # a registry keys its collectors by identity
 class ForecastCollector(Collector):
     """Gauges for the current minute from a schedule's bands and the plan's sizes at each band."""
 

@@ -62,23 +62,25 @@ def _load(path: Path, schema: str) -> dict[str, Any]:
     return data
 
 
-def _get(data: Mapping[str, Any], key: str, path: Path, kind: type | tuple[type, ...] = object) -> Any:
-    """``data``'s value at the dotted ``key``, of ``kind``; PlanInputError naming the key otherwise."""
+def _get(data: Mapping[str, Any], key: str, path: Path, kind: type | tuple[type, ...] = object,
+         where: str = "") -> Any:
+    """``data``'s value at the dotted ``key``, of ``kind``; PlanInputError naming ``where`` + the
+    key otherwise."""
     value: Any = data
     for part in key.split("."):
         if not isinstance(value, Mapping) or part not in value:
-            raise PlanInputError(f"{path}: {key}: missing")
+            raise PlanInputError(f"{path}: {where}{key}: missing")
         value = value[part]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise PlanInputError(f"{path}: {key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+        raise PlanInputError(f"{path}: {where}{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
     return value
 
 
-def _number(data: Mapping[str, Any], key: str, path: Path, *, positive: bool = False) -> float:
-    value = float(_get(data, key, path, (int, float)))
+def _number(data: Mapping[str, Any], key: str, path: Path, *, positive: bool = False, where: str = "") -> float:
+    value = float(_get(data, key, path, (int, float), where))
     if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise PlanInputError(f"{path}: {key}: expected a {'positive' if positive else 'non-negative'} number, "
-                             f"got {value!r}")
+        raise PlanInputError(f"{path}: {where}{key}: expected a {'positive' if positive else 'non-negative'} number,"
+                             f" got {value!r}")
     return value
 
 
@@ -128,7 +130,7 @@ def read_schedule(path: Path, quantities: Sequence[str]) -> ScheduleDemand:
             raise PlanInputError(f"{path}: minutes[{k}].minute: expected {k}")
         for quantity in quantities:
             for percentile in ("p10", "p50", "p90"):
-                _number(row, f"{quantity}.{percentile}", path)  # checked once, read freely after
+                _number(row, f"{quantity}.{percentile}", path, where=f"minutes[{k}].")  # checked once, read after
     run = _get(data, "run", path, dict)
     for key in ("schedule.file", "root_seed", "replications"):
         _get(data, f"run.{key}", path)
