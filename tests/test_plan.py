@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,6 +23,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 from schedule_data import METADATA, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
 from test_capacity import _step
+from test_docs import _table as markdown_table
 
 from sim.capacity.result import build_capacity
 from sim.capacity.slo import SLO
@@ -32,7 +34,7 @@ from sim.plan.forecast_metrics import GAUGES
 from sim.plan.inputs import read_capacity, read_schedule
 from sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
 from sim.plan.result import QUANTITIES
-from sim.plan.sizing import MinuteSize, Span, autoscaling, size
+from sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size
 from sim.schedule.result import build_schedule
 
 PER_CORE = {"actions_per_s": 100.0, "hands_per_s": 10.0, "seated_players": 500.0, "play_streams": 400.0}
@@ -302,3 +304,12 @@ def test_the_forecast_for_the_current_minute_is_scraped(tmp_path: Path) -> None:
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+def test_docs_plan_lists_every_dimension_and_gauge() -> None:
+    doc = (ROOT / "docs" / "plan.md").read_text()
+    rows = markdown_table("## The arithmetic", doc)
+    documented = [tuple(re.findall(r"`(\w+)`", " ".join(row.values()))[:3]) for row in rows]
+    assert documented == [(d.name, d.demand, d.capacity) for d in DIMENSIONS]
+    gauges = [row["gauge"].strip("`") for row in markdown_table("## Forecast against actual (`--serve-metrics`)", doc)]
+    assert gauges == list(GAUGES)

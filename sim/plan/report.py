@@ -81,7 +81,8 @@ def render_plan_html(plan: Mapping[str, Any]) -> str:
     peak_demand = {f"{name} at the peak": value for name, value in peak["demand"].items()}
     body.append(section("Autoscaling schedule", _spans(plan["autoscaling"]["spans"], peak["nodes"])
                         + key_values("capacity and the peak's demand", {**per_core, **peak_demand}), "tables"))
-    badge = f'<span class="verdict pass">{escape(peak["nodes"])} nodes at the peak</span>'
+    nodes = f"{peak['nodes']} node{'' if peak['nodes'] == 1 else 's'}"
+    badge = f'<span class="verdict pass">{escape(nodes)} at the peak</span>'
     return page(f"Plan: {plan['inputs']['schedule']['name']}", meta, badge, body,
                 footer=f"KubeRay manifest for the peak: {escape(plan['kuberay']['manifest'])} (tablestorm plan).")
 

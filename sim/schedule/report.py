@@ -44,6 +44,14 @@ _TITLES: Final = {
 }
 
 
+def _active(rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:
+    """The rows from the hour of the first live table to the end of the hour of the last one."""
+    live = [row["minute"] for row in rows if row["tables"]["p90"] > 0]
+    if not live:
+        return rows
+    return rows[60 * (live[0] // 60) : 60 * (live[-1] // 60 + 1)]
+
+
 def _band(rows: Sequence[Mapping[str, Any]], games: Sequence[str], name: str) -> str:
     hours = [row["minute"] / 60 for row in rows]
     total = plots.Series(
@@ -113,7 +121,8 @@ def render_schedule_html(data: Mapping[str, Any]) -> str:
         card("replications", run["replications"]),
         card("wall time", duration(run["wall_s"])),
     ]))
-    body.append(section("Demand over the day", "".join(_band(rows, games, name) for name in DEMAND), "charts"))
+    active = _active(rows)
+    body.append(section("Demand over the day", "".join(_band(active, games, name) for name in DEMAND), "charts"))
     body.append(section("Events", _gantt(data["events"]) + _events_table(data["events"])))
     peak_values = {f"{name} (p10 / p50 / p90)": " / ".join(fmt(peak[name][p]) for p in ("p10", "p50", "p90"))
                    for name in DEMAND}
