@@ -7,7 +7,11 @@ spent outside the tasks (``ray_overhead_share``: 1 - the tasks' own seconds / (w
 tasks timing themselves: scheduling, serialization, worker start-up and the idle cores of the
 last tasks). The baseline: ``--baseline`` replications played in this process with no Ray at all
 (the same :func:`sim.schedule.replication.replicate`); ``ratio_vs_serial`` is the Ray run's
-core-seconds per replication over the baseline's seconds per replication (1.0: no overhead).
+core-seconds per replication over the baseline's seconds per replication (1.0: no overhead), and
+``cpu_ratio_vs_serial`` the same in CPU seconds (the tasks' own against the baseline's), which
+other processes on a shared machine do not move. ``cpu_share`` is the share of a core the tasks
+got while they ran (1.0 on an idle machine); ``idle_wall_s`` what the job would take with whole
+cores: Ray's start-up plus the tasks' CPU seconds over the cores, scaled by the overhead share.
 Targets on a 2-core machine: the wall time at most 10 minutes, the overhead share below 5%.
 
 Usage: ``python benchmarks/schedule.py [--replications 20] [--runs 1] [--baseline 2] [--seed 1]``;
@@ -50,16 +54,17 @@ def ray_run(replications: int, seed: int) -> tuple[ScheduleRun, float, float]:
     return run, time.perf_counter() - started, startup
 
 
-def serial(count: int, seed: int) -> float:
-    """Median seconds of one replication in this process (replications numbered from 1000, so
-    none is also in the Ray run: the sizes are alike, the draws are not the same)."""
+def serial(count: int, seed: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of one replication in this process (replications numbered from
+    1000, so none is also in the Ray run: the sizes are alike, the draws are not the same)."""
     schedule = load_schedule(DAY)
-    seconds = []
+    walls, cpus = [], []
     for replication in range(1000, 1000 + count):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         replicate(schedule, seed, replication)
-        seconds.append(time.perf_counter() - start)
-    return statistics.median(seconds)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.replications < 1 or args.runs < 1 or args.baseline < 1:
         parser.error("--replications, --runs and --baseline must be at least 1")
-    per_replication = serial(args.baseline, args.seed)
-    print(f"baseline: one replication in-process takes {per_replication:.1f} s", flush=True)
+    per_replication, cpu_per_replication = serial(args.baseline, args.seed)
+    print(f"baseline: one replication in-process takes {per_replication:.1f} s ({cpu_per_replication:.1f} s CPU)",
+          flush=True)
     results = []
     for number in range(args.runs):
         run, wall, startup = ray_run(args.replications, args.seed)
@@ -85,8 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     wall, run, startup = sorted(results, key=lambda r: r[0])[len(results) // 2]
     core_minutes = wall * run.cores / 60
     ratio = wall * run.cores / len(run.replications) / per_replication
+    task_cpu = sum(r.cpu_seconds for r in run.runs)
+    cpu_ratio = task_cpu / len(run.replications) / cpu_per_replication
+    cpu_share = task_cpu / run.task_seconds
+    idle_wall = startup + task_cpu / run.cores / (1 - run.ray_overhead_share)
     print(f"{len(run.replications) / core_minutes:.2f} replications per core-minute; the Ray run's core-seconds per"
-          f" replication are {ratio:.2f}x the in-process baseline's seconds")
+          f" replication are {ratio:.2f}x the in-process baseline's seconds, its tasks' CPU seconds"
+          f" {cpu_ratio:.2f}x the baseline's; the tasks had {cpu_share:.0%} of a core each (1.0: an idle"
+          f" machine), so with whole cores the job takes about {idle_wall:.0f} s")
     print(json.dumps({
         "wall_s": round(wall, 1),
         "replications": len(run.replications),
@@ -96,9 +108,13 @@ def main(argv: list[str] | None = None) -> int:
         "ray_startup_s": round(startup, 1),
         "run_s": round(run.wall_s, 1),
         "task_seconds": round(run.task_seconds, 1),
-        "task_cpu_seconds": round(sum(r.cpu_seconds for r in run.runs), 1),
+        "task_cpu_seconds": round(task_cpu, 1),
         "serial_s_per_replication": round(per_replication, 2),
+        "serial_cpu_s_per_replication": round(cpu_per_replication, 2),
         "ratio_vs_serial": round(ratio, 3),
+        "cpu_ratio_vs_serial": round(cpu_ratio, 3),
+        "cpu_share": round(cpu_share, 3),
+        "idle_wall_s": round(idle_wall, 1),
     }))
     return 0
 

@@ -103,8 +103,7 @@ def _summary(values: Sequence[float]) -> dict[str, float | None]:
 
 def _minutes(day: Mapping[str, Counts]) -> tuple[list[dict[str, Any]], int]:
     """The ``minutes`` rows and the index of the peak row."""
-    total = sum(day.values())
-    assert isinstance(total, np.ndarray)
+    total = np.sum(list(day.values()), axis=0)
     scopes = {"total": total, **day}
     bands: dict[str, dict[str, dict[str, Array]]] = {
         scope: {name: _quantiles(counts[:, q, :] / div) for name, (q, div) in _SOURCE.items()}

@@ -131,9 +131,6 @@ class Schedule:
     """The file it was read from."""
     events: tuple[Event, ...]
 
-    def event(self, name: str) -> Event:
-        return next(e for e in self.events if e.name == name)
-
     @property
     def games(self) -> tuple[str, ...]:
         """The games played (their codes), in the order the schedule first names them."""
