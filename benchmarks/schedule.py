@@ -14,8 +14,10 @@ got while they ran (1.0 on an idle machine); ``idle_wall_s`` what the job would 
 cores: Ray's start-up plus the tasks' CPU seconds over the cores, scaled by the overhead share.
 Targets on a 2-core machine: the wall time at most 10 minutes, the overhead share below 5%.
 
-Usage: ``python benchmarks/schedule.py [--replications 20] [--runs 1] [--baseline 2] [--seed 1]``;
-RAY_TMPDIR keeps the local Ray apart from others on a shared machine. The last line is JSON.
+Usage: ``python benchmarks/schedule.py [--replications 20] [--runs 1] [--baseline 2] [--seed 1] [--out DIR]``
+(``--out``: also write the last run's schedule.json, schedule.csv and schedule.html there, as
+``tablestorm schedule`` does); RAY_TMPDIR keeps the local Ray apart from others on a shared
+machine. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -32,25 +34,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sim import cluster
 from sim.reporting.meta import run_metadata
 from sim.schedule.replication import replicate
-from sim.schedule.result import build_schedule
+from sim.schedule.report import write_schedule_html
+from sim.schedule.result import build_schedule, write_schedule
 from sim.schedule.runner import ScheduleRun, run_schedule
 from sim.schedule.spec import load_schedule
 
 DAY = Path(__file__).resolve().parent.parent / "sim" / "schedules" / "online-day.yaml"
 
 
-def ray_run(replications: int, seed: int) -> tuple[ScheduleRun, float, float]:
+def ray_run(replications: int, seed: int, out: Path | None) -> tuple[ScheduleRun, float, float]:
     """One whole job on a new local Ray; returns the run, its wall seconds and Ray's start-up seconds."""
     schedule = load_schedule(DAY)
-    started = time.perf_counter()
+    started, begun = time.perf_counter(), time.time()
     info = cluster.connect(None)
     startup = time.perf_counter() - started
     try:
         run = run_schedule(schedule, root_seed=seed, replications=range(replications), progress=False)
-        build_schedule(run, run_metadata(["benchmarks/schedule.py"], time.time()))
+        data = build_schedule(run, run_metadata(sys.argv, begun))
     finally:
         if info.started_here:
             cluster.disconnect()
+    if out is not None:
+        write_schedule(data, out)
+        write_schedule_html(data, out)
     return run, time.perf_counter() - started, startup
 
 
@@ -73,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1, help="Ray runs (the median kept)")
     parser.add_argument("--baseline", type=int, default=2, help="replications played in-process for the baseline")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="write the last run's schedule.json/csv/html here")
     args = parser.parse_args(argv)
     if args.replications < 1 or args.runs < 1 or args.baseline < 1:
         parser.error("--replications, --runs and --baseline must be at least 1")
@@ -81,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     results = []
     for number in range(args.runs):
-        run, wall, startup = ray_run(args.replications, args.seed)
+        run, wall, startup = ray_run(args.replications, args.seed, args.out)
         results.append((wall, run, startup))
         print(
             f"run {number + 1}: {len(run.replications)} replications in {wall:.1f} s wall ({startup:.1f} s starting"

@@ -149,6 +149,9 @@ def test_the_command_refuses_a_bad_file_before_ray_starts(tmp_path: Path, capsys
     error = capsys.readouterr().err
     assert error.startswith(f"tablestorm schedule: {bad}: tournaments[0].structure: ") and "cannot read" in error
     assert not (tmp_path / "out").exists()
+    assert main(["schedule", str(QUICK), "--address", "nowhere", "--out", str(tmp_path / "out")]) == 2
+    assert "tablestorm schedule: --address: expected auto, HOST:PORT or ray://HOST:PORT" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
     with pytest.raises(SystemExit) as caught:
         main(["schedule", str(QUICK), "--replications", "0"])
     assert caught.value.code == 2

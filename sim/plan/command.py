@@ -58,6 +58,12 @@ def _run(args: argparse.Namespace) -> int:
         "peak": {"time": peak["time"], "cores": peak["cores"], "nodes": peak["nodes"], "binding": peak["binding"]},
         "autoscaling": plan["autoscaling"]["spans"], "warnings": len(plan["warnings"]),
     }), flush=True)
+    source, measured = plan["inputs"]["schedule"], plan["inputs"]["capacity"]
+    print(f"demand: {source['file']} ({source['schedule_file']}, root seed {source['root_seed']},"
+          f" {source['replications']} replications)", file=sys.stderr)
+    machine = measured["machine"] or {}
+    print(f"capacity: {measured['file']} ({measured['command_line']}, {measured['started_at']},"
+          f" {machine.get('hostname')} with {machine.get('cores')} cores)", file=sys.stderr)
     for warning in plan["warnings"]:
         print(f"tablestorm plan: warning: {warning}", file=sys.stderr)
     print(f"report: {files['html']}", file=sys.stderr)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.interruption import Interruption
+from sim.interruption import Abort, Interruption
 
 from .progress import Progress
 from .replication import EventRun, play_event
@@ -103,7 +103,12 @@ def run_schedule(
         while pending:
             if interruption is not None and interruption.requested.is_set():
                 break
-            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
+            try:
+                ready, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
+            except SystemError as exc:  # a second signal's Abort, raised inside Ray's native wait
+                if isinstance(exc.__cause__, Abort):
+                    raise exc.__cause__ from None
+                raise
             for ref in ready:
                 replication, event = jobs[ref]
                 try:
