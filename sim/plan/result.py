@@ -15,7 +15,8 @@ The whole schema (``"schema": "tablestorm.plan/1"``):
   dimension's demand at the quantile), ``cores_by_dimension`` (demand / capacity per core, before
   headroom), ``binding`` (the dimension needing the most), ``cores`` (whole, with the headroom)
   and ``nodes``;
-- ``peak``: the row needing the most cores (the first such minute);
+- ``peak``: the row needing the most cores, and among those the one whose binding dimension
+  needs the most before rounding (the first such minute);
 - ``autoscaling``: spans of hours needing the same nodes (``from``, ``to`` as ``HH:MM``,
   ``nodes``, ``cores``), and ``smaller_than_peak``: the spans a smaller cluster carries;
 - ``kuberay``: ``manifest`` (the file written beside plan.json), the ``table-hosts`` group's
@@ -125,7 +126,8 @@ def build_plan(
         }
         for m, s in enumerate(sizes)
     ]
-    peak = max(rows, key=lambda r: r["cores"])
+    # The most cores, and among equals (a small day may need one core all day) the greatest need.
+    peak = max(rows, key=lambda r: (r["cores"], max(r["cores_by_dimension"].values())))
     spans = autoscaling(sizes)
     minimum = max(1, min(s.nodes for s in spans))
     ratio = capacity.fleet_cores_per_host_core
