@@ -30,6 +30,24 @@ from .registry import BatchingLedger, Registry
 from .summary import merge_buckets
 
 
+def node_ip() -> str:
+    """This node's IP, where the actor's servers bind (Ray's helper is untyped)."""
+    ip: str = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+    return ip
+
+
+def actor(name: str) -> Any:
+    """A named actor's handle. Ray's handles are dynamic (``handle.method.remote(...)``), so they
+    are ``Any`` at this boundary; the methods' own signatures are the typed contract."""
+    return ray.get_actor(name)
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (RSS, from /proc: what a soak watches for growth)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
 def _cpu_reading() -> tuple[float, float]:
     """This process's CPU seconds so far (user and system, every thread: gRPC's included) and
     the wall clock when read (Unix seconds): two readings give the cores it used in between."""
@@ -56,11 +74,11 @@ class TableHostActor:
         self.host_id = host_id
         self.limits = HostLimits(**limits)
         self.server: TableServer | None = None
-        self.registry = ray.get_actor(registry)
+        self.registry = actor(registry)
 
     async def start(self) -> dict[str, Any]:
         """Start the table service on this node's address; returns where it listens."""
-        ip = ray.util.get_node_ip_address()
+        ip = node_ip()
         ledger = BatchingLedger(self.host_id, self._send)
         config = ServerConfig(
             host=ip, port=0, metrics_port=metrics_port(), limits=self.limits, ledger=ledger, drain_seconds=5.0
@@ -148,6 +166,10 @@ class TableHostActor:
         sweep divides its throughput by."""
         return _cpu_reading()
 
+    async def resident_bytes(self) -> int:
+        """This host's resident memory (RSS) now."""
+        return resident_bytes()
+
     async def stop(self) -> None:
         if self.server is not None:
             await self.server.stop(0.0)
@@ -161,7 +183,7 @@ class FleetActor:
         self.fleet_id = fleet_id
         self.start_time = start
         self.config = BotConfig(**config)
-        self.registry = ray.get_actor(registry)
+        self.registry = actor(registry)
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
         self._leaving: set[asyncio.Task[None]] = set()
@@ -171,7 +193,7 @@ class FleetActor:
     async def start(self) -> dict[str, Any]:
         """Create the fleet in this actor's event loop and serve its metrics; returns where."""
         self.fleet = Fleet(start=self.start_time, config=self.config, resolve=self._resolve)
-        ip = ray.util.get_node_ip_address()
+        ip = node_ip()
         self.metrics = FleetMetrics(ip, metrics_port())
         self.metrics.runtime.start(asyncio.get_running_loop())
         tune_for_latency()
@@ -245,6 +267,10 @@ class FleetActor:
         """(CPU seconds this fleet's process has used, the wall clock then): what driving the
         load cost beside the hosts."""
         return _cpu_reading()
+
+    async def resident_bytes(self) -> int:
+        """This fleet's resident memory (RSS) now."""
+        return resident_bytes()
 
     async def stop_all(self) -> int:
         """Stop every bot (standing up once its hand is over), those already leaving included;

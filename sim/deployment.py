@@ -31,6 +31,12 @@ HOST_CHECK_TIMEOUT = 3.0
 COLLECT_TIMEOUT = 5.0
 
 
+def remote(actor_class: type) -> Any:
+    """An ``@ray.remote`` class as Ray made it (with ``options`` and ``remote``): Ray's typing
+    leaves the decorated class typed as the plain one."""
+    return actor_class
+
+
 class DeploymentError(RuntimeError):
     """A run's actor could not be started or reached in time; the message says which and what to try."""
 
@@ -101,7 +107,7 @@ class Deployment:
         self._next_fleet = 0
         self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        self.registry = RegistryActor.options(name=self.registry_name, scheduling_strategy=here).remote()
+        self.registry = remote(RegistryActor).options(name=self.registry_name, scheduling_strategy=here).remote()
         self.registry_node: str = within(ray, self.registry.node_id.remote(), START_TIMEOUT, "the run's registry")
 
     @property
@@ -120,7 +126,7 @@ class Deployment:
         for _ in range(count):
             host_id = f"host-{self._next_host}"
             self._next_host += 1
-            handles[host_id] = TableHostActor.options(
+            handles[host_id] = remote(TableHostActor).options(
                 scheduling_strategy=self.placement.strategy(self.running)
             ).remote(host_id, self.registry_name, self.host_limits)
         reports = within(self.ray, [h.start.remote() for h in handles.values()], START_TIMEOUT,
@@ -141,7 +147,7 @@ class Deployment:
         for _attempt in range(3):
             fleet_id = f"fleet-{self._next_fleet}"
             self._next_fleet += 1
-            handle = FleetActor.options(
+            handle = remote(FleetActor).options(
                 scheduling_strategy=self.placement.strategy(self.running, avoiding)
             ).remote(fleet_id, self.registry_name, self.start, self.bot_config)
             chosen = self.placement.choosing()

@@ -162,6 +162,7 @@ class LoadTest:
         target: Callable[[float], int] | None = None,
         interruption: Interruption | None = None,
         command: Sequence[str] = (),
+        replace_dead_hosts: bool = False,
     ) -> None:
         """``target``: the closed model's bot count at each second of the run, in place of the
         scenario's (see :class:`~sim.shaping.LoadShape`); ``interruption``: the signals of a
@@ -179,6 +180,7 @@ class LoadTest:
         self.target = target
         self.interruption = interruption or Interruption(stream)
         self.command = tuple(command)
+        self.replace_dead_hosts = replace_dead_hosts
         self.prometheus_url: str | None = None
         self.prometheus_server: Any = None
         """The run's :class:`~sim.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
@@ -366,7 +368,8 @@ class LoadTest:
 
     def _hosts_died(self, state: RunState, dead: list[str]) -> None:
         """Rebuild dead hosts' tables on the surviving hosts from the ledger (exact refunds)."""
-        for recovery in rebuild_tables(state.deployment, dead, round(time.time() - state.start, 1)):
+        at_s = round(time.time() - state.start, 1)
+        for recovery in rebuild_tables(state.deployment, dead, at_s, replace=self.replace_dead_hosts):
             state.hands_voided_by_faults += recovery.voided
             for _ in range(recovery.voided):
                 state.stats.hand_voided()

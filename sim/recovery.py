@@ -30,8 +30,10 @@ class Recovery:
         return {"host": self.host, "at_s": self.at_s, "tables": self.tables, "voided": self.voided}
 
 
-def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list[Recovery]:
-    """Rebuild the tables of the ``dead`` hosts on the surviving hosts, round robin.
+def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float, *, replace: bool = False) -> list[Recovery]:
+    """Rebuild the tables of the ``dead`` hosts on the surviving hosts, round robin, or (with
+    ``replace``) on as many new hosts started for them, as a platform restarts a crashed server:
+    the survivors' load, and the run's capacity, stay what they were.
 
     Several hosts go at once when a node is lost, and a host chosen to rebuild on may turn out to be
     dead as well (on the same node, not yet noticed): its tables, those it was given included, are
@@ -46,9 +48,12 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float) -> list
         for host_id in pending:
             deployment.remove_host(host_id)
             tables += [(host_id, t) for t in ray.get(registry.mark_dead.remote(host_id))]
-        if not deployment.hosts:
+        if replace:
+            survivors = deployment.start_hosts(len(pending))
+        elif not deployment.hosts:
             raise RuntimeError("every table host died: nothing left to rebuild the tables on")
-        survivors = sorted(deployment.hosts)
+        else:
+            survivors = sorted(deployment.hosts)
         plans: dict[str, list[RecoveryPlan]] = {h: [] for h in survivors}
         origin: dict[str, list[str]] = {h: [] for h in survivors}
         for k, (host_id, table_id) in enumerate(tables):

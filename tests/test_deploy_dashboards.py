@@ -31,8 +31,9 @@ import yaml
 from test_load import ray_local  # noqa: F401  (the fixture: one loopback-only local Ray per module)
 from test_runtime_metrics import catalogue
 
+from sim.distributions import Distribution
 from sim.driver import LoadTest
-from sim.scenario import Distribution, from_mapping
+from sim.scenario import from_mapping
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAFANA = ROOT / "deploy" / "grafana"

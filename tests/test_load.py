@@ -511,3 +511,31 @@ def test_a_call_to_the_runs_actors_is_bounded_and_names_what_did_not_answer(ray_
     with pytest.raises(DeploymentError, match=r"the stuck host did not answer within 0.5 s.*ray status"):
         within(ray, stuck.remote(), 0.5, "the stuck host")
     assert time.monotonic() - started < 10
+
+
+def test_a_lost_host_can_be_replaced_by_a_new_one(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+    """``replace_dead_hosts``: the killed host's tables are rebuilt on a host started for them, so
+    the survivors keep their own load (a soak's steady state), with the same exact refunds."""
+    scenario = from_mapping({
+        "name": "replace", "bots": 60, "hosts": 2, "fleets": 1, "duration_s": 10, "clock_seconds": 0.5,
+        "seed": 5, "games": [{"game": "7stud"}],
+    })
+    scenario = dataclasses.replace(scenario, think=FAST_THINK)
+    seen: dict[str, Any] = {}
+
+    def on_second(second: int, state: Any) -> None:
+        if state.recoveries and "hosts" not in seen:
+            seen["hosts"] = sorted(state.hosts)
+            seen["tables"] = ray.get(test.registry.tables.remote())
+
+    import ray
+
+    test = LoadTest(scenario, tmp_path, chaos=(ChaosEvent.parse("kill-host@3s"),), stream=io.StringIO(),
+                    on_second=on_second, replace_dead_hosts=True)
+    summary = test.run().summary
+    _assert_sound(summary)
+    (recovery,) = summary["recoveries"]
+    assert len(seen["hosts"]) == 2 and "host-2" in seen["hosts"] and recovery["host"] not in seen["hosts"]
+    moved = [t for t, host in seen["tables"].items() if host == "host-2"]
+    assert len(moved) == recovery["tables"] > 0  # every lost table on the new host, none elsewhere
+    assert set(summary["placements"]) >= {"host-0", "host-1", "host-2"}

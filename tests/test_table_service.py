@@ -270,6 +270,18 @@ class Stream:
         await asyncio.gather(self._task, return_exceptions=True)
 
 
+def narrow_channel(port: int) -> grpc.aio.Channel:
+    """A channel of its own whose connection accepts almost nothing (a 1 KiB window) until read."""
+    return grpc.aio.insecure_channel(
+        f"127.0.0.1:{port}",
+        options=[
+            ("grpc.http2.lookahead_bytes", 1024),
+            ("grpc.http2.bdp_probe", 0),
+            ("grpc.use_local_subchannel_pool", 1),
+        ],
+    )
+
+
 def open_streams(stub: rpc.TableServiceStub, table_id: str, tokens: dict[int, str]) -> dict[int, Stream]:
     changed = asyncio.Condition()
     return {seat: Stream(stub, table_id, seat, tokens[seat], changed=changed) for seat in tokens}
@@ -997,15 +1009,7 @@ async def test_reproducible_deals_from_a_seed() -> None:
 async def test_a_subscriber_that_stops_reading_is_disconnected() -> None:
     async with serving(outbox_limit_bytes=4096, hand_pause_seconds=0) as (server, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=1))
-        # A spectator whose connection accepts almost nothing and who never reads.
-        slow = grpc.aio.insecure_channel(
-            f"127.0.0.1:{server.port}",
-            options=[
-                ("grpc.http2.lookahead_bytes", 1024),
-                ("grpc.http2.bdp_probe", 0),
-                ("grpc.use_local_subchannel_pool", 1),
-            ],
-        )
+        slow = narrow_channel(server.port)  # a spectator who never reads
         stalled = rpc.TableServiceStub(slow).Play()
         await stalled.write(pb.ClientMessage(hello=pb.Hello(table_id="t")))
         tokens = await seat_players(stub, "t", 2)

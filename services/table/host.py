@@ -271,6 +271,14 @@ class TableHost:
             await live.persist_seats()
         return seats, chips
 
+    def abandon(self) -> None:
+        """Stop every table where it stands (what a crash leaves): no new tables, seats or deals,
+        no clock and no ledger write; running hands are not voided, the ledger refunds them."""
+        self.accepting = False
+        self.ledger = None
+        for live in self._tables.values():
+            live.abandon()
+
     # ----------------------------------------------------------------- counts
 
     def chips_by_table(self) -> dict[str, int]:

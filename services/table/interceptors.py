@@ -18,7 +18,7 @@ Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
 def _code_name(context: Context) -> str:
-    code = context.code()
+    code: object = context.code()  # typed StatusCode, but grpc.aio answers None (or a number) too
     if isinstance(code, grpc.StatusCode):
         return str(code.name)
     return grpc.StatusCode.OK.name if code in (None, 0) else str(code)
@@ -30,12 +30,13 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        # Any: the stubs type handlers as the synchronous server's; grpc.aio's are coroutines.
+        handler: Any = await continuation(handler_call_details)
         if handler is None:
-            return handler
+            return None
         method = handler_call_details.method.rsplit("/", 1)[-1]
         requests = self._requests
 
@@ -49,7 +50,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
                 code = grpc.StatusCode.CANCELLED.name
                 raise
             except Exception:
-                code = _code_name(context) if context.code() is not None else "UNKNOWN"
+                code = "UNKNOWN" if context.code() is None else _code_name(context)
                 raise
             finally:
                 requests.labels(method, code).inc()
@@ -76,4 +77,5 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
-        return handler  # streaming generators (health Watch, reflection): not counted
+        unchanged: grpc.RpcMethodHandler[Any, Any] = handler
+        return unchanged  # streaming generators (health Watch, reflection): not counted

@@ -359,9 +359,10 @@ class LiveTable:
             log.exception("ledger unreachable: hand not dealt", extra={"table_id": self.table_id})
             return
         self._deal()
-        if self.table.hand_number < number:
+        if self.table.hand_number < number and self._ledger is not None:
             # Not dealt after all (CloseTable, shutdown, or players left during the write): the
-            # ledger's last word must not be a hand start that never happened.
+            # ledger's last word must not be a hand start that never happened. (Abandoned: the
+            # table writes nothing more.)
             ledger.note(self.ledger_entry("seats", self.table.hand_number))
 
     def _deal(self) -> None:
@@ -579,6 +580,13 @@ class LiveTable:
             pb.Event(hand_voided=pb.HandVoided(seats=record.seats, stacks=stacks, reason=reason))
         )
         self._hand_over()
+
+    def abandon(self) -> None:
+        """Stop where the table stands, as a crashed server would: no clock expiry, no deal and no
+        ledger write from now on, nothing refunded (the ledger's last entry is what a rebuild uses)."""
+        self.draining = True
+        self._ledger = None
+        self._clock.cancel()
 
     def close_streams(self, code: grpc.StatusCode | None, message: str) -> None:
         """End every stream after it has written what is pending."""

@@ -115,6 +115,19 @@ class TableServer:
         report = await self.host.drain(deadline)
         # Streams were closed after their pending output; give the writers a moment to send it.
         await self._server.stop(grace=min(2.0, deadline + 0.5))
+        await self._stop_metrics()
+        return report
+
+    async def kill(self) -> None:
+        """Stop at once, as if the process died: no drain and no refund, every call cancelled, the
+        tables abandoned where they stand (:meth:`TableHost.abandon`). A replacement server
+        rebuilds them from the ledger (``TableHost.restore_table``); recovery tests use this."""
+        assert self._server is not None and self.host is not None
+        self.host.abandon()
+        await self._server.stop(grace=None)
+        await self._stop_metrics()
+
+    async def _stop_metrics(self) -> None:
         self.metrics.runtime.stop()
         if self._http is not None:
             http = self._http[0]
@@ -122,7 +135,6 @@ class TableServer:
             # shutdown() waits for the serve loop's next poll (up to half a second): not on the loop.
             await asyncio.to_thread(http.shutdown)
             http.server_close()
-        return report
 
     async def wait(self) -> None:
         assert self._server is not None

@@ -56,6 +56,10 @@ class Undecodable:
         return invalid(f"request: the bytes are not a valid {self.message} message")
 
 
+ClientMessage: TypeAlias = "pb.ClientMessage | Undecodable"
+"""What a Play stream's request iterator yields: a message, or bytes that were not one."""
+
+
 def _parser(kind: type[Message]) -> Callable[[bytes], Message | Undecodable]:
     def parse(data: bytes) -> Message | Undecodable:
         try:
@@ -148,7 +152,7 @@ class TableService:
 
     # ----------------------------------------------------------------- the Play stream
 
-    async def play(self, requests: AsyncIterator[pb.ClientMessage], context: Context) -> None:
+    async def play(self, requests: AsyncIterator[ClientMessage], context: Context) -> None:
         """Hello, then two tasks: a reader applying the client's messages and a writer draining
         the outbox. The call ends when the outbox closes (stand-up, overflow, replacement,
         shutdown) or the client goes away (grpc cancels this coroutine)."""
@@ -160,12 +164,19 @@ class TableService:
             raise ServiceError(
                 grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {HELLO_TIMEOUT:g} s"
             ) from None
-        if type(first) is Undecodable:
+        if isinstance(first, Undecodable):
             raise first.refusal()
         if first.WhichOneof("kind") != "hello":
             raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, "hello: the first message must be a hello")
         hello = first.hello
         resume = hello.resume_after_seq if hello.HasField("resume_after_seq") else None
+        # Sent on its own, not with the first write: an error close cancels a write in flight, and
+        # a cancelled first write still holds the initial metadata when the status goes out (grpc
+        # refuses it, TOO_MANY_OPERATIONS, and the client never learns how its stream ended).
+        try:
+            await context.send_initial_metadata(())
+        except Exception:  # grpc's ExecuteBatchError: Core ended the call, the client has left
+            raise asyncio.CancelledError from None
         live, key, outbox = self._host.subscribe(
             hello.table_id, hello.seat, resume, token_from(context.invocation_metadata())
         )
@@ -194,14 +205,14 @@ class TableService:
             count()
 
     async def _read(
-        self, requests: AsyncIterator[pb.ClientMessage], live: LiveTable, key: SeatKey | None, outbox: Outbox
+        self, requests: AsyncIterator[ClientMessage], live: LiveTable, key: SeatKey | None, outbox: Outbox
     ) -> None:
         """Apply the client's messages in order; a protocol error closes the stream."""
         count = self._metrics.messages_in.inc
         with contextlib.suppress(grpc.RpcError, grpc.aio.AioRpcError):
             async for message in requests:
                 count()
-                if type(message) is Undecodable:
+                if isinstance(message, Undecodable):
                     refusal = message.refusal()
                     outbox.close(refusal.code, refusal.message)
                     return
@@ -246,7 +257,7 @@ def _unary(method: Handler) -> Handler:
 
     async def handle(request: Any, context: Context) -> Any:
         try:
-            if type(request) is Undecodable:
+            if isinstance(request, Undecodable):
                 raise request.refusal()
             return await method(request, context)
         except ServiceError as exc:
@@ -270,14 +281,14 @@ async def _stream(
 
 
 def handlers(service: TableService) -> grpc.GenericRpcHandler:
-    def unary(method: Handler, request: type[Message], response: type[Message]) -> grpc.RpcMethodHandler:
+    def unary(method: Handler, request: type[Message], response: type[Message]) -> grpc.RpcMethodHandler[Any, Any]:
         return grpc.unary_unary_rpc_method_handler(
             _unary(method),
             request_deserializer=_parser(request),
             response_serializer=response.SerializeToString,
         )
 
-    async def play(requests: AsyncIterator[pb.ClientMessage], context: Context) -> None:
+    async def play(requests: AsyncIterator[ClientMessage], context: Context) -> None:
         await _stream(service.play, requests, context)
 
     return grpc.method_handlers_generic_handler(

@@ -108,13 +108,15 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTable(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """INVALID_ARGUMENT for a malformed table_id; NOT_FOUND.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
         """The tables this server hosts, ordered by table id, a page at a time; optionally one game only.
+        INVALID_ARGUMENT names game, page_size or page_token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -125,15 +127,16 @@ class TableServiceServicer:
         hand in progress plays out; the table closes (leaves the server, its id is free again) as
         soon as the last player stands up, at once if nobody is seated. Never refused for a live
         table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
-        them as usual).
+        them as usual). INVALID_ARGUMENT for a malformed table_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitDown(self, request, context):
-        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. FAILED_PRECONDITION
-        on a closing table.
+        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. INVALID_ARGUMENT names
+        table_id, seat, player_id or buy_in; NOT_FOUND; ALREADY_EXISTS (the seat is taken, the player
+        sits at the table); FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -142,40 +145,50 @@ class TableServiceServicer:
     def StandUp(self, request, context):
         """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
         folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
+        Seat calls (StandUp, SitOut, SitIn, Rebuy, Act, GetHistory) all end INVALID_ARGUMENT for a
+        malformed table_id or a seat outside the table, NOT_FOUND for no such table, UNAUTHENTICATED
+        and PERMISSION_DENIED as the conventions say.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitOut(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Not dealt in from the next hand on. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED as for every seat call.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitIn(self, request, context):
-        """Return after sitting out or timing out (CLOCK-3).
+        """Return after sitting out or timing out (CLOCK-3). INVALID_ARGUMENT, NOT_FOUND,
+        UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Rebuy(self, request, context):
-        """Buy in again when broke, between hands (TABLE-1); not on a closing table.
+        """Buy in again when broke, between hands (TABLE-1); not on a closing table: FAILED_PRECONDITION
+        otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION.
+        """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION; a malformed
+        action (kind, amount, discard, action_id): INVALID_ARGUMENT. NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetHistory(self, request, context):
-        """SHOW-4: the seat's last 50 hands, as that player was allowed to see them.
+        """SHOW-4: the seat's last 50 hands, as that player was allowed to see them. INVALID_ARGUMENT,
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -20,6 +20,9 @@ Conventions
   "x-seat-token". No or unknown token: UNAUTHENTICATED; another seat's token: PERMISSION_DENIED.
 - Status codes carried in ActResult.code are gRPC status code numbers (0 OK, 3 INVALID_ARGUMENT,
   7 PERMISSION_DENIED, 9 FAILED_PRECONDITION, 16 UNAUTHENTICATED).
+- Statuses: each RPC's comment names every status it ends with. Every call, besides: INVALID_ARGUMENT
+  for request bytes that do not decode, RESOURCE_EXHAUSTED for a request over 64 KiB. Any other
+  status is a server bug.
 """
 
 from collections import abc as _abc
@@ -55,32 +58,51 @@ class TableServiceStub:
     RESOURCE_EXHAUSTED when the server hosts its maximum; UNAVAILABLE while shutting down.
     """
     GetTable: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetTableRequest, _table_service_pb2.TableState]
+    """INVALID_ARGUMENT for a malformed table_id; NOT_FOUND."""
     ListTables: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ListTablesRequest, _table_service_pb2.ListTablesResponse]
-    """The tables this server hosts, ordered by table id, a page at a time; optionally one game only."""
+    """The tables this server hosts, ordered by table id, a page at a time; optionally one game only.
+    INVALID_ARGUMENT names game, page_size or page_token.
+    """
     CloseTable: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]
     """Close a table the way a room breaks one: from now on it takes no seat and deals no hand; the
     hand in progress plays out; the table closes (leaves the server, its id is free again) as
     soon as the last player stands up, at once if nobody is seated. Never refused for a live
     table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
-    them as usual).
+    them as usual). INVALID_ARGUMENT for a malformed table_id.
     """
     SitDown: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SitDownRequest, _table_service_pb2.SitDownResponse]
-    """Take a seat with the posted buy-in (TABLE-1); returns the seat token. FAILED_PRECONDITION
-    on a closing table.
+    """Take a seat with the posted buy-in (TABLE-1); returns the seat token. INVALID_ARGUMENT names
+    table_id, seat, player_id or buy_in; NOT_FOUND; ALREADY_EXISTS (the seat is taken, the player
+    sits at the table); FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down.
     """
     StandUp: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.StandUpResponse]
     """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
     folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
+    Seat calls (StandUp, SitOut, SitIn, Rebuy, Act, GetHistory) all end INVALID_ARGUMENT for a
+    malformed table_id or a seat outside the table, NOT_FOUND for no such table, UNAUTHENTICATED
+    and PERMISSION_DENIED as the conventions say.
     """
     SitOut: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.SeatState]
+    """Not dealt in from the next hand on. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+    PERMISSION_DENIED as for every seat call.
+    """
     SitIn: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SitInRequest, _table_service_pb2.SeatState]
-    """Return after sitting out or timing out (CLOCK-3)."""
+    """Return after sitting out or timing out (CLOCK-3). INVALID_ARGUMENT, NOT_FOUND,
+    UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+    """
     Rebuy: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.SeatState]
-    """Buy in again when broke, between hands (TABLE-1); not on a closing table."""
+    """Buy in again when broke, between hands (TABLE-1); not on a closing table: FAILED_PRECONDITION
+    otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+    """
     Act: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ActRequest, _table_service_pb2.ActResult]
-    """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION."""
+    """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION; a malformed
+    action (kind, amount, discard, action_id): INVALID_ARGUMENT. NOT_FOUND, UNAUTHENTICATED,
+    PERMISSION_DENIED as for every seat call.
+    """
     GetHistory: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.History]
-    """SHOW-4: the seat's last 50 hands, as that player was allowed to see them."""
+    """SHOW-4: the seat's last 50 hands, as that player was allowed to see them. INVALID_ARGUMENT,
+    NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+    """
     Play: _grpc.StreamStreamMultiCallable[_table_service_pb2.ClientMessage, _table_service_pb2.ServerMessage]
     """The live table. First client message: Hello. A seated player (with token) receives its own
     down cards and YourTurn prompts and may act; a spectator (seat 0, no token) sees public events.
@@ -103,32 +125,51 @@ class TableServiceAsyncStub(TableServiceStub):
     RESOURCE_EXHAUSTED when the server hosts its maximum; UNAVAILABLE while shutting down.
     """
     GetTable: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetTableRequest, _table_service_pb2.TableState]  # type: ignore[assignment]
+    """INVALID_ARGUMENT for a malformed table_id; NOT_FOUND."""
     ListTables: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ListTablesRequest, _table_service_pb2.ListTablesResponse]  # type: ignore[assignment]
-    """The tables this server hosts, ordered by table id, a page at a time; optionally one game only."""
+    """The tables this server hosts, ordered by table id, a page at a time; optionally one game only.
+    INVALID_ARGUMENT names game, page_size or page_token.
+    """
     CloseTable: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CloseTableRequest, _table_service_pb2.CloseTableResponse]  # type: ignore[assignment]
     """Close a table the way a room breaks one: from now on it takes no seat and deals no hand; the
     hand in progress plays out; the table closes (leaves the server, its id is free again) as
     soon as the last player stands up, at once if nobody is seated. Never refused for a live
     table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
-    them as usual).
+    them as usual). INVALID_ARGUMENT for a malformed table_id.
     """
     SitDown: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SitDownRequest, _table_service_pb2.SitDownResponse]  # type: ignore[assignment]
-    """Take a seat with the posted buy-in (TABLE-1); returns the seat token. FAILED_PRECONDITION
-    on a closing table.
+    """Take a seat with the posted buy-in (TABLE-1); returns the seat token. INVALID_ARGUMENT names
+    table_id, seat, player_id or buy_in; NOT_FOUND; ALREADY_EXISTS (the seat is taken, the player
+    sits at the table); FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down.
     """
     StandUp: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.StandUpResponse]  # type: ignore[assignment]
     """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
     folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
+    Seat calls (StandUp, SitOut, SitIn, Rebuy, Act, GetHistory) all end INVALID_ARGUMENT for a
+    malformed table_id or a seat outside the table, NOT_FOUND for no such table, UNAUTHENTICATED
+    and PERMISSION_DENIED as the conventions say.
     """
     SitOut: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.SeatState]  # type: ignore[assignment]
+    """Not dealt in from the next hand on. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+    PERMISSION_DENIED as for every seat call.
+    """
     SitIn: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SitInRequest, _table_service_pb2.SeatState]  # type: ignore[assignment]
-    """Return after sitting out or timing out (CLOCK-3)."""
+    """Return after sitting out or timing out (CLOCK-3). INVALID_ARGUMENT, NOT_FOUND,
+    UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+    """
     Rebuy: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.SeatState]  # type: ignore[assignment]
-    """Buy in again when broke, between hands (TABLE-1); not on a closing table."""
+    """Buy in again when broke, between hands (TABLE-1); not on a closing table: FAILED_PRECONDITION
+    otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+    """
     Act: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ActRequest, _table_service_pb2.ActResult]  # type: ignore[assignment]
-    """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION."""
+    """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION; a malformed
+    action (kind, amount, discard, action_id): INVALID_ARGUMENT. NOT_FOUND, UNAUTHENTICATED,
+    PERMISSION_DENIED as for every seat call.
+    """
     GetHistory: _aio.UnaryUnaryMultiCallable[_table_service_pb2.SeatRequest, _table_service_pb2.History]  # type: ignore[assignment]
-    """SHOW-4: the seat's last 50 hands, as that player was allowed to see them."""
+    """SHOW-4: the seat's last 50 hands, as that player was allowed to see them. INVALID_ARGUMENT,
+    NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+    """
     Play: _aio.StreamStreamMultiCallable[_table_service_pb2.ClientMessage, _table_service_pb2.ServerMessage]  # type: ignore[assignment]
     """The live table. First client message: Hello. A seated player (with token) receives its own
     down cards and YourTurn prompts and may act; a spectator (seat 0, no token) sees public events.
@@ -159,7 +200,8 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _table_service_pb2.GetTableRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_table_service_pb2.TableState, _abc.Awaitable[_table_service_pb2.TableState]]: ...
+    ) -> _typing.Union[_table_service_pb2.TableState, _abc.Awaitable[_table_service_pb2.TableState]]:
+        """INVALID_ARGUMENT for a malformed table_id; NOT_FOUND."""
 
     @_abc_1.abstractmethod
     def ListTables(
@@ -167,7 +209,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.ListTablesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.ListTablesResponse, _abc.Awaitable[_table_service_pb2.ListTablesResponse]]:
-        """The tables this server hosts, ordered by table id, a page at a time; optionally one game only."""
+        """The tables this server hosts, ordered by table id, a page at a time; optionally one game only.
+        INVALID_ARGUMENT names game, page_size or page_token.
+        """
 
     @_abc_1.abstractmethod
     def CloseTable(
@@ -179,7 +223,7 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         hand in progress plays out; the table closes (leaves the server, its id is free again) as
         soon as the last player stands up, at once if nobody is seated. Never refused for a live
         table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
-        them as usual).
+        them as usual). INVALID_ARGUMENT for a malformed table_id.
         """
 
     @_abc_1.abstractmethod
@@ -188,8 +232,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.SitDownRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.SitDownResponse, _abc.Awaitable[_table_service_pb2.SitDownResponse]]:
-        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. FAILED_PRECONDITION
-        on a closing table.
+        """Take a seat with the posted buy-in (TABLE-1); returns the seat token. INVALID_ARGUMENT names
+        table_id, seat, player_id or buy_in; NOT_FOUND; ALREADY_EXISTS (the seat is taken, the player
+        sits at the table); FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down.
         """
 
     @_abc_1.abstractmethod
@@ -200,6 +245,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_service_pb2.StandUpResponse, _abc.Awaitable[_table_service_pb2.StandUpResponse]]:
         """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
         folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
+        Seat calls (StandUp, SitOut, SitIn, Rebuy, Act, GetHistory) all end INVALID_ARGUMENT for a
+        malformed table_id or a seat outside the table, NOT_FOUND for no such table, UNAUTHENTICATED
+        and PERMISSION_DENIED as the conventions say.
         """
 
     @_abc_1.abstractmethod
@@ -207,7 +255,10 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _table_service_pb2.SeatRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_table_service_pb2.SeatState, _abc.Awaitable[_table_service_pb2.SeatState]]: ...
+    ) -> _typing.Union[_table_service_pb2.SeatState, _abc.Awaitable[_table_service_pb2.SeatState]]:
+        """Not dealt in from the next hand on. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED as for every seat call.
+        """
 
     @_abc_1.abstractmethod
     def SitIn(
@@ -215,7 +266,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.SitInRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.SeatState, _abc.Awaitable[_table_service_pb2.SeatState]]:
-        """Return after sitting out or timing out (CLOCK-3)."""
+        """Return after sitting out or timing out (CLOCK-3). INVALID_ARGUMENT, NOT_FOUND,
+        UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+        """
 
     @_abc_1.abstractmethod
     def Rebuy(
@@ -223,7 +276,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.SeatRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.SeatState, _abc.Awaitable[_table_service_pb2.SeatState]]:
-        """Buy in again when broke, between hands (TABLE-1); not on a closing table."""
+        """Buy in again when broke, between hands (TABLE-1); not on a closing table: FAILED_PRECONDITION
+        otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+        """
 
     @_abc_1.abstractmethod
     def Act(
@@ -231,7 +286,10 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.ActRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.ActResult, _abc.Awaitable[_table_service_pb2.ActResult]]:
-        """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION."""
+        """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION; a malformed
+        action (kind, amount, discard, action_id): INVALID_ARGUMENT. NOT_FOUND, UNAUTHENTICATED,
+        PERMISSION_DENIED as for every seat call.
+        """
 
     @_abc_1.abstractmethod
     def GetHistory(
@@ -239,7 +297,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.SeatRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.History, _abc.Awaitable[_table_service_pb2.History]]:
-        """SHOW-4: the seat's last 50 hands, as that player was allowed to see them."""
+        """SHOW-4: the seat's last 50 hands, as that player was allowed to see them. INVALID_ARGUMENT,
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+        """
 
     @_abc_1.abstractmethod
     def Play(
