@@ -56,7 +56,6 @@ def _check_serve(args: argparse.Namespace) -> None:
     """What ``tablestorm serve`` needs, checked before the server starts: InputError (a bad flag)
     or ListenError (a port in use), each naming the flag."""
     from .inputs import InputError
-    from .listen import check_port
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
@@ -70,6 +69,14 @@ def _check_serve(args: argparse.Namespace) -> None:
             raise InputError(f"{name}: cannot read {value}: {exc.strerror}") from None
         if b"-----BEGIN " not in pem:
             raise InputError(f"{name}: {value} is not a PEM file")
+    _check_ports(args)
+
+
+def _check_ports(args: argparse.Namespace) -> None:
+    """--host, --port and --metrics-port of a server command: the ports are free to take here."""
+    from .inputs import InputError
+    from .listen import check_port
+
     check_port(args.host, args.port, "--port")
     if args.metrics_port is not None:
         if args.metrics_port == args.port != 0:
@@ -124,6 +131,96 @@ def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS,
                    help="JSON lines on stderr from this level up (default info)")
     p.set_defaults(handler=_serve)
+
+
+MIN_OPERATOR_TOKEN = 16
+MAX_OPERATOR_TOKEN = 128
+
+
+def _table_endpoints(text: str) -> tuple[str, ...]:
+    """``--tables``: HOST:PORT[,HOST:PORT...], each port 1-65535, none twice (InputError)."""
+    from .inputs import InputError
+
+    endpoints = []
+    for item in text.split(","):
+        host, sep, port = item.strip().rpartition(":")
+        if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise InputError(f"--tables: {item.strip()!r} is not HOST:PORT with a port 1-65535")
+        endpoint = f"{host}:{int(port)}"
+        if endpoint in endpoints:
+            raise InputError(f"--tables: {endpoint} is given twice")
+        endpoints.append(endpoint)
+    return tuple(endpoints)
+
+
+def _operator_token(path: str) -> str:
+    """``--operator-token-file``: the token is the file's text, stripped (InputError)."""
+    from .inputs import InputError
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            token = handle.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise InputError(f"--operator-token-file: cannot read {path}: {reason}") from None
+    if not MIN_OPERATOR_TOKEN <= len(token) <= MAX_OPERATOR_TOKEN or not (token.isascii() and token.isprintable()):
+        raise InputError(
+            f"--operator-token-file: {path} must hold {MIN_OPERATOR_TOKEN} to {MAX_OPERATOR_TOKEN} printable"
+            f" ASCII characters (a random secret), got {len(token)} characters"
+        )
+    return token
+
+
+def _serve_tournaments(args: argparse.Namespace) -> int:
+    from .inputs import InputError
+
+    try:
+        tables = _table_endpoints(args.tables)
+        token = _operator_token(args.operator_token_file) if args.operator_token_file is not None else None
+        _check_ports(args)
+    except (InputError, OSError) as exc:
+        print(f"tablestorm serve-tournaments: {exc}", file=sys.stderr)
+        return 2
+    from services.tournament.lobby import LobbyLimits  # after the checks: a refusal is instant
+    from services.tournament.server import TournamentServerConfig, run
+
+    config = TournamentServerConfig(
+        tables=tables,
+        host=args.host,
+        port=args.port,
+        metrics_port=args.metrics_port,
+        operator_token=token,
+        limits=LobbyLimits(drain_seconds=args.drain_seconds),
+    )
+    return run(config, args.log_level)
+
+
+def _register_serve_tournaments(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm serve-tournaments``: run tournaments on the table servers given
+    (services/tournament, docs/tournament_service.md).
+
+    Exit status 0 after a graceful stop (SIGTERM, SIGINT: every tournament pauses, running hands
+    finish until --drain-seconds, the tables close); 2 when it cannot start: a bad flag, an
+    unreadable operator token file, a --host that is not this machine's, a port in use.
+    """
+    p = sub.add_parser("serve-tournaments", help="run a gRPC tournament server",
+                       description=_register_serve_tournaments.__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tables", required=True, metavar="HOST:PORT[,HOST:PORT...]",
+                   help="the table servers (tablestorm serve) the tournaments' tables are placed on")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=flag(PORT), default=50061,
+                   help="gRPC port 0-65535; 0 picks one (printed as JSON on stdout)")
+    p.add_argument("--metrics-port", type=flag(PORT), default=None,
+                   help="Prometheus port 0-65535; 0 picks one; unset: none")
+    p.add_argument("--operator-token-file", metavar="FILE",
+                   help="a file holding the operator token that CreateTournament, Start, Pause and Resume"
+                        " must carry (x-operator-token); unset: those calls are open")
+    p.add_argument("--drain-seconds", type=flag(NON_NEGATIVE), default=10.0,
+                   help="at SIGTERM, how long running hands may finish before the tables close (default 10)")
+    p.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS,
+                   help="JSON lines on stderr from this level up (default info)")
+    p.set_defaults(handler=_serve_tournaments)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -570,6 +667,7 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_replay,
     _register_simulate,
     _register_serve,
+    _register_serve_tournaments,
     _register_load,
     _register_structure,
     _register_capacity,

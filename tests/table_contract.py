@@ -55,6 +55,11 @@ _OWN: dict[str, set[StatusCode]] = {
     "Rebuy": _SEAT_CALL | {PRECONDITION},
     "Act": _SEAT_CALL | {PRECONDITION},
     "GetHistory": _SEAT_CALL,
+    "SeatPlayer": _SEAT_CALL | {EXISTS, PRECONDITION, UNAVAILABLE},
+    "RemovePlayer": _SEAT_CALL | {PRECONDITION},
+    "AddChips": _SEAT_CALL | {PRECONDITION},
+    "SetAway": _SEAT_CALL | {PRECONDITION},
+    "DealHand": _SEAT_CALL | {PRECONDITION, UNAVAILABLE},
     "Play": _SEAT_CALL
     | {StatusCode.OUT_OF_RANGE, StatusCode.ABORTED, EXHAUSTED, StatusCode.DEADLINE_EXCEEDED, UNAVAILABLE},
 }

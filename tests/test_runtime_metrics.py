@@ -2,8 +2,9 @@
 
 Event-loop lag (a probe on the server's loop), GC pauses by generation (``gc.callbacks``) and the
 process collector, read from real servers' and fleets' /metrics over HTTP on 127.0.0.1; then every
-family a table server and a fleet export, checked against the Prometheus naming conventions and
-against the catalogue in deploy/README.md (so the documentation cannot drift from the code).
+family a table server, a tournament server and a fleet export, checked against the Prometheus
+naming conventions and against the catalogue in deploy/README.md (so the documentation cannot
+drift from the code).
 """
 
 from __future__ import annotations
@@ -197,6 +198,15 @@ def _audit(text: str) -> set[str]:
     return names
 
 
+async def _tournament_exposition() -> str:
+    """A tournament server's /metrics once a tournament was created (its per-tournament series)."""
+    from test_tournament_service import create, fast_structure, tournament_servers
+
+    async with tournament_servers(tables=1) as servers:
+        await create(servers, "audit", fast_structure())
+        return generate_latest(servers.tournaments.metrics.registry).decode()
+
+
 @run_async
 async def test_every_exported_metric_follows_the_conventions_and_is_documented() -> None:
     async with serving(metrics_http=True) as (server, stub):
@@ -213,7 +223,7 @@ async def test_every_exported_metric_follows_the_conventions_and_is_documented()
     stats.error("UNAVAILABLE", now=0.1)
     fleet.update(stats, online=1)
     fleet_text = exposition(fleet.port)
-    exported = _audit(server_text) | _audit(fleet_text)
+    exported = _audit(server_text) | _audit(fleet_text) | _audit(await _tournament_exposition())
     documented = catalogue()
     ours = "tablestorm_"
     assert {n for n in exported if n.startswith(ours)} == {n for n in documented if n.startswith(ours)}

@@ -17,15 +17,17 @@ import typing
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import grpc
 import pytest
+from google.protobuf.descriptor import ServiceDescriptor
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from services.engine import SEVEN_CARD_STUD, Action, ActionKind, Stakes, TableOptions
+from services.engine import SEVEN_CARD_STUD, Action, ActionKind, Hand, Stakes, TableOptions
 from services.engine import events as ev
+from services.engine.seated import SeatedTable
 from services.engine.table import CashTable, HandRecord
 from services.engine.visibility import view, views
 from services.table import convert
@@ -38,6 +40,7 @@ from services.table.server import ServerConfig, TableServer
 
 TIMEOUT = 10.0
 HIDDEN = -1
+T = TypeVar("T", bound=SeatedTable[Any])
 
 # One grpc.aio runtime for the whole test process. Otherwise it is torn down whenever the last aio
 # object of a test is collected and built again by the next, and a teardown (joining its poller
@@ -45,12 +48,13 @@ HIDDEN = -1
 grpc.aio.init_grpc_aio()
 
 
-def run_async(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test in a fresh event loop, bounded in time."""
+def run_async(test: Callable[..., Coroutine[Any, Any, None]], timeout: float = 60) -> Callable[..., None]:
+    """Run an async test in a fresh event loop, bounded in time (``functools.partial(run_async,
+    timeout=...)`` for a longer bound)."""
 
     @functools.wraps(test)
     def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(asyncio.wait_for(test(*args, **kwargs), 60))
+        asyncio.run(asyncio.wait_for(test(*args, **kwargs), timeout))
 
     return wrapper
 
@@ -385,15 +389,23 @@ async def drive(streams: dict[int, Stream], watcher: Stream, hands: int, decide:
     return hands
 
 
-class Replay:
-    """The engine's own account of a served table: a CashTable with the same options, seed, table
-    id and seats (TABLE-2 deals from (seed, table id, hand number)), fed the decisions the server
-    reports (actions, draws, clock expiries), checked event by event against what it streamed."""
+class Replay(Generic[T]):
+    """The engine's own account of a served table: an engine table with the same options, seed,
+    table id and seats (TABLE-2 deals from (seed, table id, hand number)), dealt by ``deal``, fed
+    the decisions the server reports (actions, draws, clock expiries), checked event by event
+    against what it streamed."""
 
-    def __init__(self, table_id: str, options: pb.TableOptions, seed: int, players: int) -> None:
-        self.table = CashTable(table_id, convert.options_from_proto(options), seed=seed)
+    def __init__(self, table: T, deal: Callable[[], Hand]) -> None:
+        self.table = table
+        self.deal = deal
+
+    @staticmethod
+    def cash(table_id: str, options: pb.TableOptions, seed: int, players: int) -> Replay[CashTable]:
+        """A cash table with ``players`` seated at seats 1..n with the posted buy-in."""
+        table = CashTable(table_id, convert.options_from_proto(options), seed=seed)
         for seat in range(1, players + 1):
-            self.table.sit_down(seat, f"p{seat}", self.table.options.posted_buy_in)
+            table.sit_down(seat, f"p{seat}", table.options.posted_buy_in)
+        return Replay(table, table.start_hand)
 
     def hand(
         self, number: int, public: Sequence[pb.Event], private: dict[int, Stream]
@@ -402,7 +414,7 @@ class Replay:
         view of it, and every seat's stream exactly that seat's view. Returns the engine's record."""
         served = hand_events(public, number)
         table = self.table
-        hand = table.start_hand()
+        hand = self.deal()
         assert table.hand_number == number
         if table.hand is not None:
             seats = tuple(k + 1 for k in table.hand_seats)
@@ -625,24 +637,36 @@ async def test_stand_up_revokes_the_token() -> None:
 # ----------------------------------------------------------------- the lobby: ListTables, CloseTable
 
 
+async def assert_every_rpc_served(port: int, service: ServiceDescriptor) -> None:
+    """Call every method of ``service`` on the server at ``port`` with an empty request: each must
+    be answered (if only with INVALID_ARGUMENT or NOT_FOUND), none UNIMPLEMENTED or UNKNOWN."""
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    for method in service.methods:
+        path = f"/{service.full_name}/{method.name}"
+        if method.client_streaming:  # Play: a stream that ends before its Hello ends OK
+            call = channel.stream_stream(path)()
+            await call.done_writing()
+            code = await call.code()
+        elif method.server_streaming:  # Watch: an empty request names no tournament
+            stream = channel.unary_stream(path)(b"", timeout=5)
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                async for _ in stream:
+                    pass
+            code = await stream.code()
+        else:
+            unary = channel.unary_unary(path)(b"", timeout=5)
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                await unary
+            code = await unary.code()
+        assert code not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNKNOWN), (method.name, code)
+    await channel.close()
+
+
 @run_async
 async def test_every_rpc_of_the_proto_is_served() -> None:
     """The handlers are registered by hand (service.handlers): none of the proto's may be missing."""
     async with serving() as (server, _):
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
-        for method in pb.DESCRIPTOR.services_by_name["TableService"].methods:
-            path = f"/{method.containing_service.full_name}/{method.name}"
-            if method.client_streaming:  # Play: a stream that ends before its Hello ends OK
-                call = channel.stream_stream(path)()
-                await call.done_writing()
-                code = await call.code()
-            else:  # an empty request: answered, if only with INVALID_ARGUMENT or NOT_FOUND
-                unary = channel.unary_unary(path)(b"", timeout=5)
-                with contextlib.suppress(grpc.aio.AioRpcError):
-                    await unary
-                code = await unary.code()
-            assert code not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNKNOWN), (method.name, code)
-        await channel.close()
+        await assert_every_rpc_served(server.port, pb.DESCRIPTOR.services_by_name["TableService"])
 
 
 @run_async

@@ -164,7 +164,7 @@ async def _stud_run() -> bool:
         assert sum(stacks.values()) == 4 * 2000
         # Exact chips and every event: the engine, given the same seed and the same decisions and
         # clock expiries, plays the very same hand.
-        Replay("clock", STUD, STUD_SEED, 4).hand(1, spectator.events, streams)
+        Replay.cash("clock", STUD, STUD_SEED, 4).hand(1, spectator.events, streams)
         assert exported(server, "tablestorm_timeouts_total", outcome="all_in") == 1
         assert exported(server, "tablestorm_side_pots_total") == 1
 
@@ -241,7 +241,7 @@ async def _draw_run() -> bool:
         assert [(p.amount, list(p.eligible_seats)) for p in pots] == [(40, [A, S])]
         ended = hand[-1].hand_ended
         assert sorted(ended.stacks) == [1980, 2020] and "hand_shown" in [e.WhichOneof("kind") for e in hand]
-        replay = Replay("draw", DRAW, DRAW_SEED, 0)
+        replay = Replay.cash("draw", DRAW, DRAW_SEED, 0)
         replay.table.sit_down(A, f"p{A}", 2000)
         replay.table.sit_down(S, f"p{S}", 2000)
         replay.hand(1, spectator.events, streams)

@@ -441,7 +441,7 @@ def valid_request(draw: st.DrawFn, method: str, target: Target) -> tuple[Message
         message.player_id = target.fresh("p")  # type: ignore[attr-defined]
     if "action_id" in names:
         message.action_id = target.fresh("a")  # type: ignore[attr-defined]
-    if "kind" in names:
+    if "amount" in names:  # an action (CreateTableRequest.kind is a table kind: cash by default)
         message.kind = draw(st.sampled_from((1, 2, 3, 4, 5, 6, 7, 8)))  # type: ignore[attr-defined]
         message.amount = draw(st.integers(0, 24))  # type: ignore[attr-defined]
     if "options" in names:

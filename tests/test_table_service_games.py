@@ -130,7 +130,7 @@ async def test_hands_over_play_streams_equal_the_engine_replay(
         assert played >= 1
         await hands_ended([spectator, *streams.values()], played)
 
-        replay = Replay("g", options, seed, players)
+        replay = Replay.cash("g", options, seed, players)
         posted = replay.table.options.posted_buy_in
         started = ledger.of("g", "hand_started")
         for number in range(1, played + 1):
@@ -248,7 +248,7 @@ async def _hidden_cards_example(data: st.DataObject) -> None:
 
         played = await drive(streams, spectator, hands, decide)
         await hands_ended([spectator, *streams.values()], played)
-        replay = Replay("p", options, seed, players)
+        replay = Replay.cash("p", options, seed, players)
         histories = {
             seat: await stub.GetHistory(pb.SeatRequest(table_id="p", seat=seat), metadata=token(tokens[seat]))
             for seat in streams

@@ -4,6 +4,9 @@ SitDown issues a random token (``secrets.token_urlsafe(24)``, 192 bits) bound to
 one seat; every seat call presents it in the ``x-seat-token`` metadata. Standing up revokes it, so a
 token never outlives the player it was given to, even when the seat is taken again. A token is
 looked up, never compared, so there is no comparison timing to leak.
+
+A tournament table's director presents the token it chose at CreateTable in ``x-director-token``;
+that one secret per table *is* compared, in constant time (:mod:`.live_tournament`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import grpc
 from .errors import ServiceError
 
 METADATA_KEY = "x-seat-token"
+DIRECTOR_METADATA_KEY = "x-director-token"
+"""Director calls on a tournament table carry the token its CreateTable named."""
 MAX_TOKEN_LENGTH = 128
 
 
@@ -27,12 +32,17 @@ class SeatKey(NamedTuple):
     """Which sit-down of that seat the token belongs to (an occupancy counter of the table)."""
 
 
-def token_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
-    """The seat token in the call's metadata, if any."""
+def metadata_value(metadata: Iterable[tuple[str, str | bytes]] | None, name: str) -> str | None:
+    """The value of the call's metadata key ``name``, if any."""
     for key, value in metadata or ():
-        if key == METADATA_KEY:
+        if key == name:
             return value if isinstance(value, str) else value.decode(errors="replace")
     return None
+
+
+def token_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
+    """The seat token in the call's metadata, if any."""
+    return metadata_value(metadata, METADATA_KEY)
 
 
 class SeatTokens:

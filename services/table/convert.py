@@ -24,6 +24,7 @@ from services.engine import (
     variant_named,
 )
 from services.engine import events as ev
+from services.engine.tournament_table import HandResult, SeatResult
 from services.table.proto_gen import table_service_pb2 as pb
 
 STRUCTURE_TO_PB = {
@@ -116,6 +117,15 @@ def stakes_from_proto(s: pb.Stakes) -> Stakes:
     defaults = Stakes.default(max(small_bet, 0))
     given = {name: getattr(s, name) for name in STAKES_FIELDS if s.HasField(name)}
     return replace(defaults, **{"small_bet": small_bet, **given})
+
+
+def stakes_as_given(s: pb.Stakes, path: str = "stakes") -> Stakes:
+    """The stakes exactly as named, every omitted field 0 (a tournament level's: TOURN-1; no
+    defaults are filled in). ValueError names ``path.<field>`` for an amount above 2**48."""
+    for name in STAKES_FIELDS:
+        if getattr(s, name) > MAX_CHIPS:
+            raise ValueError(f"{path}.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")
+    return Stakes(**{name: getattr(s, name) for name in STAKES_FIELDS})
 
 
 def stakes_to_proto(s: Stakes) -> pb.Stakes:
@@ -284,3 +294,31 @@ _EVENT_FIELDS: dict[type, Callable[[Any, Seats], dict[str, Any]]] = {
 def event_to_proto(event: ev.Event, seats: Seats, *, seq: int = 0, hand_number: int = 0) -> pb.Event:
     """One engine event as the wire carries it (already filtered by ``visibility.view``)."""
     return pb.Event(seq=seq, hand_number=hand_number, **_EVENT_FIELDS[type(event)](event, seats))
+
+
+# ----------------------------------------------------------------- tournament hands
+
+
+def hand_result_to_proto(r: HandResult) -> pb.HandResult:
+    return pb.HandResult(
+        table_id=r.table_id,
+        hand_number=r.hand_number,
+        voided=r.voided,
+        seats=[
+            pb.SeatResult(seat=s.seat, player_id=s.player_id, start=s.start, end=s.end, away=s.away)
+            for s in r.seats
+        ],
+        big_blind_order=r.big_blind_order,
+        waiting_seats=r.waiting_seats,
+    )
+
+
+def hand_result_from_proto(m: pb.HandResult) -> HandResult:
+    return HandResult(
+        m.table_id,
+        m.hand_number,
+        tuple(SeatResult(s.seat, s.player_id, s.start, s.end, s.away) for s in m.seats),
+        m.voided,
+        tuple(m.big_blind_order),
+        tuple(m.waiting_seats),
+    )

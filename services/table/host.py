@@ -4,7 +4,9 @@ The RPC layer (:mod:`services.table.service`) converts wire messages at the edge
 host with engine values; an embedding process (a load run's Ray actor, a benchmark) calls the same
 methods directly. The host owns the seat tokens (a token names a table, so it is checked here), the
 creation limits, and the ``accepting`` switch that shutdown turns off before it lets running hands
-finish.
+finish. Tables are of two kinds (:class:`~.live_cash.LiveCashTable`,
+:class:`~.live_tournament.LiveTournamentTable`); the typed accessors (:meth:`TableHost.cash_table`,
+:meth:`TableHost.directed_table`) refuse a call the other kind does not take.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import secrets
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
@@ -24,14 +27,20 @@ from services.engine import TableOptions
 from . import convert
 from . import validation as check
 from .auth import SeatKey, SeatTokens
-from .errors import ServiceError
+from .errors import ServiceError, failed
 from .hub import SPECTATOR, Outbox
 from .ledger import LedgerEntry, RecoveryPlan, TableLedger
+from .live_cash import LiveCashTable
 from .live_table import LiveTable
+from .live_tournament import LiveTournamentTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
 
 log = logging.getLogger(__name__)
+
+AnyLiveTable: TypeAlias = LiveCashTable | LiveTournamentTable
+"""A hosted table of either kind."""
+L = TypeVar("L", bound=LiveTable[Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +55,23 @@ class HostLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class Directed:
+    """What makes a table a tournament table: its director's credential, and the hands its id
+    already dealt (a table rebuilt after a fault deals on from there, so reshuffles the same)."""
+
+    director_token: str
+    hand_number: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class TableSpec:
-    """A table to open: its id (empty: the host picks one), options, and deal seed (TABLE-2)."""
+    """A table to open: its id (empty: the host picks one), options, and deal seed (TABLE-2);
+    with ``directed`` a tournament table, else a cash table."""
 
     table_id: str
     options: TableOptions
     seed: int | None = None
+    directed: Directed | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +108,17 @@ class TableHost:
         self.limits = limits
         self.ledger = ledger
         self.metrics = metrics
-        self._tables: dict[str, LiveTable] = {}
+        self._tables: dict[str, AnyLiveTable] = {}
         self.tokens = SeatTokens()
         self.accepting = True
         self._loop = loop
         self._closed_hands: Counter[str] = Counter()
         """Hands completed by tables that have since closed, by game."""
+        self._closing: set[asyncio.Task[bool]] = set()
+        """Removals of closing tournament tables under way (held so they are not collected)."""
 
     @property
-    def tables(self) -> Mapping[str, LiveTable]:
+    def tables(self) -> Mapping[str, AnyLiveTable]:
         """The open tables by id (read-only: tables come and go through this class)."""
         return self._tables
 
@@ -106,7 +128,7 @@ class TableHost:
 
     # ----------------------------------------------------------------- opening tables
 
-    def create_table(self, spec: TableSpec) -> LiveTable:
+    def create_table(self, spec: TableSpec) -> AnyLiveTable:
         self._require_accepting()
         table_id = check.table_id(spec.table_id) if spec.table_id else f"t-{secrets.token_hex(6)}"
         if table_id in self._tables:
@@ -116,49 +138,92 @@ class TableHost:
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"this server hosts its maximum of {self.limits.max_tables} tables",
             )
-        live = LiveTable(
-            table_id,
-            spec.options,
-            seed=spec.seed,
-            loop=self._loop,
-            metrics=self.metrics,
-            tokens=self.tokens,
-            hand_pause=self.limits.hand_pause_seconds,
-            outbox_limit=self.limits.outbox_limit_bytes,
-            max_spectators=self.limits.max_spectators,
-            ledger=self.ledger,
-        )
+        live: AnyLiveTable
+        if spec.directed is None:
+            live = LiveCashTable(
+                table_id,
+                spec.options,
+                seed=spec.seed,
+                loop=self._loop,
+                metrics=self.metrics,
+                tokens=self.tokens,
+                hand_pause=self.limits.hand_pause_seconds,
+                outbox_limit=self.limits.outbox_limit_bytes,
+                max_spectators=self.limits.max_spectators,
+                ledger=self.ledger,
+            )
+        else:
+            live = LiveTournamentTable(
+                table_id,
+                spec.options,
+                seed=spec.seed,
+                hand_number=spec.directed.hand_number,
+                director_token=spec.directed.director_token,
+                loop=self._loop,
+                metrics=self.metrics,
+                tokens=self.tokens,
+                outbox_limit=self.limits.outbox_limit_bytes,
+                max_spectators=self.limits.max_spectators,
+                on_closable=self._close_later,
+            )
         self._tables[table_id] = live
-        self.metrics.game(spec.options.variant.code).tables_live.inc()
-        log.info("table created", extra={"table_id": table_id, "game": spec.options.variant.code})
+        self._count(live, 1)
+        log.info(
+            "table created", extra={"table_id": table_id, "game": spec.options.variant.code, "kind": live.kind.value}
+        )
         return live
 
-    async def open_table(self, spec: TableSpec) -> LiveTable:
-        """Create a table and, with a ledger, record it there before anyone can sit."""
+    def _count(self, live: AnyLiveTable, change: int) -> None:
+        """``live`` opened (1) or closed (-1): the tables by game and by kind."""
+        self.metrics.game(live.options.variant.code).tables_live.inc(change)
+        self.metrics.tables_by_kind.labels(live.kind.value).inc(change)
+
+    async def open_table(self, spec: TableSpec) -> AnyLiveTable:
+        """Create a table and, with a ledger, record a cash table there before anyone can sit
+        (a tournament table's director holds its record)."""
         live = self.create_table(spec)
-        if self.ledger is not None:
+        if self.ledger is not None and isinstance(live, LiveCashTable):
             options = convert.options_to_proto(live.options).SerializeToString()
             await self.ledger.record(LedgerEntry(live.table_id, "created", 0, (), options, spec.seed))
         return live
 
-    async def restore_table(self, plan: RecoveryPlan) -> LiveTable:
-        """Rebuild a table another (dead) server held, from its last ledger entry (see
-        :meth:`LiveTable.restore` for the incarnation)."""
+    async def restore_table(self, plan: RecoveryPlan) -> LiveCashTable:
+        """Rebuild a cash table another (dead) server held, from its last ledger entry (see
+        :meth:`LiveCashTable.restore` for the incarnation)."""
         options = convert.options_from_proto(pb.TableOptions.FromString(plan.options))
         live = await self.open_table(TableSpec(plan.last.table_id, options, plan.seed))
+        assert isinstance(live, LiveCashTable)
         live.restore(plan.last, plan.incarnation)
         await live.persist_seats()
         return live
 
     # ----------------------------------------------------------------- finding tables
 
-    def table(self, table_id: str) -> LiveTable:
+    def table(self, table_id: str) -> AnyLiveTable:
         live = self._tables.get(check.table_id(table_id))
         if live is None:
             raise ServiceError(grpc.StatusCode.NOT_FOUND, f"no table {table_id!r}")
         return live
 
-    def page(self, game: str, size: int, after: str) -> tuple[list[LiveTable], bool]:
+    def cash_table(self, table_id: str) -> LiveCashTable:
+        """The cash table ``table_id``; a tournament table refuses the cash calls."""
+        live = self.table(table_id)
+        if not isinstance(live, LiveCashTable):
+            raise failed(
+                f"table {table_id!r} is a tournament table: its director seats players and deals"
+                " (SitDown, StandUp and Rebuy are for cash tables)"
+            )
+        return live
+
+    def directed_table(self, table_id: str, director_token: str | None) -> LiveTournamentTable:
+        """The tournament table ``table_id``, if ``director_token`` is its director's."""
+        live = self.table(table_id)
+        if not isinstance(live, LiveTournamentTable):
+            raise failed(f"table {table_id!r} is a cash table: it has no director")
+        live.authorize(director_token)
+        return live
+
+    def page(self, game: str, size: int, after: str) -> tuple[list[AnyLiveTable], bool]:
         """Up to ``size`` tables in table id order after ``after`` (optionally of one game), and
         whether more follow.
 
@@ -166,7 +231,7 @@ class TableHost:
         whatever opens or closes in between.
         """
         ids = sorted(self._tables)
-        page: list[LiveTable] = []
+        page: list[AnyLiveTable] = []
         for table_id in ids[bisect.bisect_right(ids, after) :]:
             live = self._tables[table_id]
             if game and live.options.variant.code != game:
@@ -176,27 +241,43 @@ class TableHost:
             page.append(live)
         return page, False
 
-    def seat(self, token: str | None, table_id: str, seat: int) -> tuple[LiveTable, SeatKey]:
+    def seat(self, token: str | None, table_id: str, seat: int) -> tuple[AnyLiveTable, SeatKey]:
         """The table and seat key ``token`` authorizes for ``seat`` at ``table_id``."""
-        live = self.table(table_id)
+        return self._authorized(self.table(table_id), token, seat)
+
+    def cash_seat(self, token: str | None, table_id: str, seat: int) -> tuple[LiveCashTable, SeatKey]:
+        """As :meth:`seat`, for the calls only a cash table takes (StandUp, Rebuy)."""
+        return self._authorized(self.cash_table(table_id), token, seat)
+
+    def _authorized(self, live: L, token: str | None, seat: int) -> tuple[L, SeatKey]:
         check.seat(seat, live.options.seats)
-        return live, self.tokens.authorize(token, table_id, seat)
+        return live, self.tokens.authorize(token, live.table_id, seat)
 
     # ----------------------------------------------------------------- seats and streams
 
     def sit_down(
         self, table_id: str, seat: int, player_id: str, buy_in: int, post_to_play: bool
-    ) -> tuple[LiveTable, pb.SitDownResponse]:
+    ) -> tuple[LiveCashTable, pb.SitDownResponse]:
         """Seat a player with the posted buy-in; returns the table and the seat's token, state and
-        the seq to resume a stream after (see :meth:`LiveTable.sit_down`)."""
+        the seq to resume a stream after (see :meth:`LiveCashTable.sit_down`)."""
         self._require_accepting()
-        live = self.table(table_id)
+        live = self.cash_table(table_id)
         token, state, resume_after = live.sit_down(seat, check.player_id(player_id), buy_in, post_to_play)
         return live, pb.SitDownResponse(seat_token=token, seat=state, resume_after_seq=resume_after)
 
+    def seat_player(
+        self, table_id: str, director_token: str | None, seat: int, player_id: str, stack: int
+    ) -> pb.SitDownResponse:
+        """The director seats a player with its chips; returns the seat's token, state and the seq
+        to resume a stream after (see :meth:`LiveTournamentTable.seat_player`)."""
+        self._require_accepting()
+        live = self.directed_table(table_id, director_token)
+        token, state, resume_after = live.seat_player(seat, player_id, stack)
+        return pb.SitDownResponse(seat_token=token, seat=state, resume_after_seq=resume_after)
+
     def subscribe(
         self, table_id: str, seat: int, resume_after: int | None, token: str | None
-    ) -> tuple[LiveTable, SeatKey | None, Outbox]:
+    ) -> tuple[AnyLiveTable, SeatKey | None, Outbox]:
         """A Play stream for ``seat`` (SPECTATOR: public events only, no token)."""
         live = self.table(table_id)
         if seat == SPECTATOR:
@@ -221,20 +302,30 @@ class TableHost:
         """CloseTable every table (the end of a load run)."""
         await asyncio.gather(*(self.close_table(table_id) for table_id in list(self._tables)))
 
-    async def close_if_empty(self, live: LiveTable) -> bool:
-        """Remove a closing table once nobody sits at it; with a ledger, record it closed."""
-        if not live.closing or live.seats_taken or live.table.hand is not None:
+    async def close_if_empty(self, live: AnyLiveTable) -> bool:
+        """Remove a closing table once it may go: a cash table when nobody sits at it (with a
+        ledger, recorded closed), a tournament table when no hand is running (its players' chips
+        are the director's to account for)."""
+        if not live.closing or live.table.hand is not None:
+            return False
+        if isinstance(live, LiveCashTable) and live.seats_taken:
             return False
         if self._tables.get(live.table_id) is not live:
             return True  # another call removed it first
         del self._tables[live.table_id]
         self._closed_hands[live.options.variant.code] += live.hands_completed
-        self.metrics.game(live.options.variant.code).tables_live.dec()
-        live.close_streams(None, f"table {live.table_id!r} closed")
+        self._count(live, -1)
+        live.release(f"table {live.table_id!r} closed")
         log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
-        if self.ledger is not None:
+        if self.ledger is not None and isinstance(live, LiveCashTable):
             await self.ledger.record(live.ledger_entry("closed", live.table.hand_number))
         return True
+
+    def _close_later(self, live: AnyLiveTable) -> None:
+        """A closing tournament table finished its last hand: remove it on the next loop turn."""
+        task = self._loop.create_task(self.close_if_empty(live))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def drain(self, deadline: float) -> DrainReport:
         """Shut down the tables: no new tables, seats or hands; running hands get until ``deadline``
@@ -260,11 +351,14 @@ class TableHost:
         return report
 
     async def cash_out_all(self) -> tuple[int, int]:
-        """Stand up every player still seated, paying out their stacks: the end of a load run past
-        its wind-down budget, after :meth:`drain` (so no hand runs). Returns (seats, chips); with a
-        ledger every table's cash-outs are recorded before this returns."""
+        """Stand up every player still seated at a cash table, paying out their stacks: the end of
+        a load run past its wind-down budget, after :meth:`drain` (so no hand runs). Returns (seats,
+        chips); with a ledger every table's cash-outs are recorded before this returns. Tournament
+        tables are left as they are: their stacks are their director's."""
         seats = chips = 0
         for live in list(self._tables.values()):
+            if not isinstance(live, LiveCashTable):
+                continue
             for key in live.seat_keys():
                 chips += live.stand_up(key)
                 seats += 1

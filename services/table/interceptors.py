@@ -1,4 +1,5 @@
-"""``tablestorm_grpc_requests_total{method, code}``: every finished RPC, counted by status.
+"""``tablestorm_grpc_requests_total{method, code}``: every finished RPC, counted by status (the
+tournament server counts its own the same way, in ``tablestorm_tournament_grpc_requests_total``).
 
 A server interceptor sees every method (the table service, health, reflection) without the
 handlers knowing; it wraps each handler's behaviour and reads the status the call ended with.
@@ -11,30 +12,29 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
 import grpc
-
-from .metrics import Metrics
+from prometheus_client import Counter
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
 def _code_name(context: Context) -> str:
-    code: object = context.code()  # typed StatusCode, but grpc.aio answers None (or a number) too
+    code: object = context.code()  # a StatusCode once set; None (or 0) for a call that ended OK
     if isinstance(code, grpc.StatusCode):
         return str(code.name)
     return grpc.StatusCode.OK.name if code in (None, 0) else str(code)
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, metrics: Metrics) -> None:
-        self._requests = metrics.grpc_requests
+    def __init__(self, requests: Counter) -> None:
+        """``requests``: a counter labelled ``method`` and ``code``."""
+        self._requests = requests
 
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        # Any: the stubs type handlers as the synchronous server's; grpc.aio's are coroutines.
-        handler: Any = await continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
         if handler is None:
             return None
         method = handler_call_details.method.rsplit("/", 1)[-1]
@@ -55,27 +55,34 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
             finally:
                 requests.labels(method, code).inc()
 
+        # The aio handlers are coroutine functions taking an aio context (the stubs type them sync).
+        wrapped: Any
         if handler.unary_unary is not None:
-            unary = handler.unary_unary
+            unary: Any = handler.unary_unary
 
-            async def unary_unary(request: Any, context: Context) -> Any:
+            async def wrapped(request: Any, context: Context) -> Any:
                 return await observe(unary(request, context), context)
 
-            return grpc.unary_unary_rpc_method_handler(
-                unary_unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.stream_stream is not None and asyncio.iscoroutinefunction(handler.stream_stream):
-            stream = handler.stream_stream
+            make: Any = grpc.unary_unary_rpc_method_handler
+        elif handler.unary_stream is not None and asyncio.iscoroutinefunction(handler.unary_stream):
+            unary_stream: Any = handler.unary_stream
 
-            async def stream_stream(requests: Any, context: Context) -> Any:
+            async def wrapped(request: Any, context: Context) -> Any:
+                return await observe(unary_stream(request, context), context)
+
+            make = grpc.unary_stream_rpc_method_handler
+        elif handler.stream_stream is not None and asyncio.iscoroutinefunction(handler.stream_stream):
+            stream: Any = handler.stream_stream
+
+            async def wrapped(requests: Any, context: Context) -> Any:
                 return await observe(stream(requests, context), context)
 
-            return grpc.stream_stream_rpc_method_handler(
-                stream_stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        unchanged: grpc.RpcMethodHandler[Any, Any] = handler
-        return unchanged  # streaming generators (health Watch, reflection): not counted
+            make = grpc.stream_stream_rpc_method_handler
+        else:
+            return handler  # streaming generators (health Watch, reflection): not counted
+        result: grpc.RpcMethodHandler[Any, Any] = make(
+            wrapped,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+        return result

@@ -1,33 +1,38 @@
-"""One hosted cash table: the engine's :class:`CashTable` plus what a live service adds.
+"""What every hosted table shares, whatever its kind: the live machinery around an engine table.
 
 Sequence numbers, the event log, subscribers, the action clock, seat sessions (tokens and the
-idempotency cache) and the automatic start of hands. Every method is synchronous and runs to
-completion between two awaits of the event loop, so a table needs no lock: an action, a clock
-expiry and a seat change can never interleave.
+idempotency cache), publishing, histories and the chip check. The kinds differ in who seats
+players and when hands are dealt: :class:`~.live_cash.LiveCashTable` (players buy in, hands start
+by themselves) and :class:`~.live_tournament.LiveTournamentTable` (a director seats players and
+deals each hand). Every method is synchronous and runs to completion between two awaits of the
+event loop, so a table needs no lock: an action, a clock expiry and a seat change can never
+interleave.
 """
 
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 import time
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
 
 import grpc
 
-from services.engine import ActionKind, IllegalAction, TableOptions
+from services.engine import Action, ActionKind, IllegalAction, TableOptions
 from services.engine import events as ev
-from services.engine.table import CashTable, TableError
+from services.engine.seated import SeatedTable, TableError
 from services.engine.visibility import view
 
 from . import convert
 from . import validation as check
 from .auth import SeatKey, SeatTokens
 from .clock import ActionClock
-from .errors import ServiceError, failed, invalid
+from .errors import ServiceError
 from .hub import EVENTS, WELCOME, YOUR_TURN, EventLog, LogEntry, Outbox, Subscribers, Turn, frame, personal
-from .ledger import LedgerEntry, SeatRecord, TableLedger
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
 
@@ -44,8 +49,18 @@ def _code(code: grpc.StatusCode) -> int:
     return number
 
 
+class TableKind(enum.Enum):
+    """Who runs a table: its players (cash) or a tournament director."""
+
+    CASH = "cash"
+    TOURNAMENT = "tournament"
+
+
+TABLE_KIND_TO_PB = {TableKind.CASH: pb.TABLE_KIND_CASH, TableKind.TOURNAMENT: pb.TABLE_KIND_TOURNAMENT}
+
+
 class SeatSession:
-    """One sit-down: its token, and the answers given to its recent action ids."""
+    """One occupancy of a seat: its token, and the answers given to its recent action ids."""
 
     __slots__ = ("occupancy", "results", "token")
 
@@ -55,54 +70,48 @@ class SeatSession:
         self.results: OrderedDict[str, pb.ActResult] = OrderedDict()
 
 
-SEQ_EPOCH_BITS = 40
-"""A rebuilt table's events start at ``incarnation << 40``: past any number its earlier lives used."""
+T = TypeVar("T", bound=SeatedTable[Any])
 
 
-class LiveTable:
+class LiveTable(ABC, Generic[T]):
     """A table being served: an engine table plus everything live play adds (event numbering and
-    log, subscribers, the action clock, seat sessions, chip checks, the ledger hooks)."""
+    log, subscribers, the action clock, seat sessions, the chip check)."""
+
+    kind: TableKind
 
     def __init__(
         self,
-        table_id: str,
-        options: TableOptions,
+        table: T,
         *,
-        seed: int | None,
         loop: asyncio.AbstractEventLoop,
         metrics: Metrics,
         tokens: SeatTokens,
-        hand_pause: float,
         outbox_limit: int,
         max_spectators: int,
-        ledger: TableLedger | None = None,
     ) -> None:
-        self.table = CashTable(table_id, options, seed=seed)
-        self.table_id = table_id
-        self.options = options
+        self.table = table
+        self.table_id = table.table_id
+        self.options: TableOptions = table.options
         self.log = EventLog()
         self.subscribers = Subscribers(max_spectators)
         self.draining = False
         self.closing = False
-        """CloseTable was called: no new seats or hands; the host removes the table once it is empty."""
+        """CloseTable was called: no new seats or hands; the host removes the table once it may go."""
         self.idle = asyncio.Event()
         """Set while no hand is running (shutdown waits on it)."""
         self.idle.set()
         self._loop = loop
-        self._metrics = metrics.game(options.variant.code)
+        self._metrics = metrics.game(table.options.variant.code)
+        self._hands_by_kind = metrics.hands_by_kind.labels(self.kind.value)
         self.hands_completed = 0
         """Hands played to the end at this table (voided ones are not)."""
         self._tokens = tokens
-        self._hand_pause = hand_pause
         self._outbox_limit = outbox_limit
         self._clock = ActionClock(loop, self._on_clock)
         self._sessions: dict[int, SeatSession] = {}
         self._occupancies = 0
         self._chips = 0
-        """Buy-ins and rebuys minus cash-outs: what ``table.total_chips()`` must equal."""
-        self.bought = 0
-        self.cashed_out = 0
-        """Chips that came onto and left this table, for the ledger (``_chips`` is their difference)."""
+        """Chips that came onto the table minus those that left: what ``table.total_chips()`` must equal."""
         self._turn: Turn | None = None
         self._turn_seq = 0
         """YourTurn.seq of the turn armed now (an action naming another turn is refused)."""
@@ -112,9 +121,25 @@ class LiveTable:
         """Occupancy of each player index of the current hand (who may see its down cards)."""
         self._last_pots: tuple[ev.Pot, ...] = ()
         self._status: dict[int, int] = {}
-        """The SeatStatus last published per seat, to announce CLOCK-3 sit-outs after a hand."""
-        self._start_pending = False
-        self._ledger = ledger
+        """The SeatStatus last published per seat."""
+
+    # ----------------------------------------------------------------- hooks
+
+    @abstractmethod
+    def _sitting_out(self, seat_no: int) -> bool:
+        """Whether the occupied seat shows SITTING_OUT (a cash player sitting out; a tournament
+        player away)."""
+
+    def _auto_action(self, seat_no: int) -> Action | None:
+        """An action the table takes at once for the seat whose turn it is (None: prompt the player)."""
+        return None
+
+    def _after_timeout(self, seat_no: int) -> None:
+        """The clock just acted for the seat's player (CLOCK-2)."""
+
+    @abstractmethod
+    def _after_hand(self) -> None:
+        """The hand ended or was voided (the turn, clock and chip check are done)."""
 
     # ----------------------------------------------------------------- views
 
@@ -126,8 +151,13 @@ class LiveTable:
         hand = self.table.hand
         if hand is not None and seat_no - 1 in self.table.hand_seats:
             stack = hand.stacks[self.table.hand_seats.index(seat_no - 1)]
-        status = pb.SEAT_STATUS_SITTING_OUT if seat.sitting_out else pb.SEAT_STATUS_PLAYING
+        status = pb.SEAT_STATUS_SITTING_OUT if self._sitting_out(seat_no) else pb.SEAT_STATUS_PLAYING
         return pb.SeatState(seat=seat_no, player_id=seat.player_id, stack=stack, status=status)
+
+    @property
+    def posted_buy_in(self) -> int:
+        """The buy-in a lobby shows (cash tables; a tournament table takes none)."""
+        return 0
 
     def state(self) -> pb.TableState:
         return pb.TableState(
@@ -137,8 +167,9 @@ class LiveTable:
             hand_number=self.table.hand_number,
             hand_running=self.table.hand is not None,
             last_seq=self.log.last_seq,
-            posted_buy_in=self.options.posted_buy_in,
+            posted_buy_in=self.posted_buy_in,
             closing=self.closing,
+            kind=TABLE_KIND_TO_PB[self.kind],
         )
 
     @property
@@ -158,8 +189,9 @@ class LiveTable:
             hand_number=self.table.hand_number,
             hand_running=self.table.hand is not None,
             closing=self.closing,
-            posted_buy_in=options.posted_buy_in,
+            posted_buy_in=self.posted_buy_in,
             clock_seconds=options.clock_seconds,
+            kind=TABLE_KIND_TO_PB[self.kind],
         )
 
     def session(self, key: SeatKey) -> SeatSession:
@@ -168,96 +200,13 @@ class LiveTable:
             raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "the seat token is no longer valid")
         return session
 
-    # ----------------------------------------------------------------- seats
-
-    def sit_down(
-        self, seat_no: int, player_id: str, buy_in: int, post_to_play: bool
-    ) -> tuple[str, pb.SeatState, int]:
-        """Seat a player with the posted buy-in (TABLE-1); returns the seat token, the seat, and
-        the seq to resume a stream after so that no event from the sit-down on is missed."""
-        check.seat(seat_no, self.options.seats)
-        if self.closing:
-            raise failed(f"table {self.table_id!r} is closing: it takes no new players")
-        posted = self.options.posted_buy_in
-        if buy_in and buy_in != posted:
-            raise invalid(f"buy_in: must be the posted {posted} chips (TABLE-1), got {buy_in}")
-        if self.table.seats[seat_no - 1] is not None:
-            raise ServiceError(grpc.StatusCode.ALREADY_EXISTS, f"seat {seat_no} is taken")
-        taken = self.table.seat_of(player_id)
-        if taken is not None:
-            raise ServiceError(
-                grpc.StatusCode.ALREADY_EXISTS, f"player {player_id!r} already sits at seat {taken}"
-            )
-        try:
-            self.table.sit_down(seat_no, player_id, posted, post_to_play=post_to_play)
-        except TableError as exc:
-            raise failed(str(exc)) from None
-        self._occupancies += 1
-        token = self._tokens.issue(SeatKey(self.table_id, seat_no, self._occupancies))
-        self._sessions[seat_no] = SeatSession(self._occupancies, token)
-        self._chips += posted
-        self.bought += posted
-        self._metrics.seats_live.inc()
-        resume_after = self.log.last_seq
-        self._seat_changed(seat_no)
-        self._maybe_start()
-        return token, self.seat_state(seat_no), resume_after
-
-    def stand_up(self, key: SeatKey) -> int:
-        session = self.session(key)
-        table = self.table
-        if table.hand is not None and key.seat - 1 in table.hand_seats:
-            # Even folded: cashing out now would pay the stack without the chips already in the
-            # pot, and a hand voided later (shutdown) could no longer refund those to anyone.
-            raise failed(
-                f"seat {key.seat} is dealt into hand {table.hand_number}, live or folded:"
-                " stand up once the hand ends"
-            )
-        try:
-            chips = self.table.stand_up(key.seat)
-        except TableError as exc:
-            raise failed(str(exc)) from None
-        del self._sessions[key.seat]
-        self._tokens.revoke(session.token)
-        self._chips -= chips
-        self.cashed_out += chips
-        self._metrics.seats_live.dec()
-        outbox = self.subscribers.seats.get(key.seat)
-        if outbox is not None:
-            outbox.close(None, "stood up", flush=True)
-        self._seat_changed(key.seat)
-        return chips
-
-    def seat_keys(self) -> list[SeatKey]:
-        """The key of every seat taken now (what the host stands up at the very end of a run)."""
-        return [SeatKey(self.table_id, seat, session.occupancy) for seat, session in self._sessions.items()]
-
+    @abstractmethod
     def sit_out(self, key: SeatKey) -> pb.SeatState:
-        self.session(key)
-        self.table.sit_out(key.seat)
-        self._seat_changed(key.seat)
-        return self.seat_state(key.seat)
+        """The player asks to sit out (a tournament player: to be away)."""
 
+    @abstractmethod
     def sit_in(self, key: SeatKey, post_to_play: bool) -> pb.SeatState:
-        self.session(key)
-        self.table.sit_in(key.seat, post_to_play=post_to_play)
-        self._seat_changed(key.seat)
-        self._maybe_start()
-        return self.seat_state(key.seat)
-
-    def rebuy(self, key: SeatKey) -> pb.SeatState:
-        self.session(key)
-        if self.closing:
-            raise failed(f"table {self.table_id!r} is closing: no rebuys")
-        try:
-            chips = self.table.rebuy(key.seat)
-            self._chips += chips
-            self.bought += chips
-        except TableError as exc:
-            raise failed(str(exc)) from None
-        self._seat_changed(key.seat)
-        self._maybe_start()
-        return self.seat_state(key.seat)
+        """The player asks to play again (a tournament player: back from away)."""
 
     def history(self, key: SeatKey) -> pb.History:
         """SHOW-4: the seat's last 50 hands as its player saw them (no sequence numbers)."""
@@ -272,6 +221,42 @@ class LiveTable:
             ]
             hands.append(pb.HandHistory(hand_number=record.hand_number, voided=record.voided, events=events))
         return pb.History(hands=hands)
+
+    # ----------------------------------------------------------------- sessions
+
+    def _check_free(self, seat_no: int, player_id: str) -> None:
+        """A new player may take ``seat_no``: it is empty and they sit nowhere else here."""
+        if self.table.seats[seat_no - 1] is not None:
+            raise ServiceError(grpc.StatusCode.ALREADY_EXISTS, f"seat {seat_no} is taken")
+        taken = self.table.seat_of(player_id)
+        if taken is not None:
+            raise ServiceError(
+                grpc.StatusCode.ALREADY_EXISTS, f"player {player_id!r} already sits at seat {taken}"
+            )
+
+    def _open_session(self, seat_no: int) -> str:
+        """A new occupancy of ``seat_no`` (its player just took it): issue its token."""
+        self._occupancies += 1
+        token = self._tokens.issue(SeatKey(self.table_id, seat_no, self._occupancies))
+        self._sessions[seat_no] = SeatSession(self._occupancies, token)
+        self._metrics.seats_live.inc()
+        return token
+
+    def _restore_session(self, seat_no: int, token: str) -> None:
+        """A new occupancy of ``seat_no`` that keeps a token issued before (a rebuilt table)."""
+        self._occupancies += 1
+        self._tokens.restore(SeatKey(self.table_id, seat_no, self._occupancies), token)
+        self._sessions[seat_no] = SeatSession(self._occupancies, token)
+        self._metrics.seats_live.inc()
+
+    def _end_session(self, seat_no: int, reason: str) -> None:
+        """The seat's player left: its token dies and its stream ends OK after what is pending."""
+        session = self._sessions.pop(seat_no)
+        self._tokens.revoke(session.token)
+        self._metrics.seats_live.dec()
+        outbox = self.subscribers.seats.get(seat_no)
+        if outbox is not None:
+            outbox.close(None, reason, flush=True)
 
     # ----------------------------------------------------------------- actions
 
@@ -320,77 +305,51 @@ class LiveTable:
         hand = self.table.hand
         if hand is None or hand.actor < 0:
             return
+        seat_no = self._seats[hand.actor]
         try:
             events = self.table.timeout()
         except TableError:
             log.exception("action clock fired with nothing to time out", extra={"table_id": self.table_id})
             return
         self._metrics.actions[ActionKind.TIMEOUT].inc()
-        self._step(events)
+        self._publish(events)
+        self._after_timeout(seat_no)
+        self._step(())
 
     # ----------------------------------------------------------------- hands
 
-    def _maybe_start(self) -> None:
-        """Deal the next hand on a later loop iteration (after the pause) if one can start."""
-        if self._start_pending or self.draining or self.closing or not self.table.ready():
-            return
-        self._start_pending = True
-        if self._hand_pause > 0:
-            self._loop.call_later(self._hand_pause, self._start)
-        else:
-            self._loop.call_soon(self._start)
-
-    def _start(self) -> None:
-        if self.draining or self.closing:  # CloseTable or shutdown came during the pause
-            self._start_pending = False
-            return
-        if self._ledger is None:
-            self._deal()
-        else:
-            self._loop.create_task(self._record_then_deal(self._ledger))
-
-    async def _record_then_deal(self, ledger: TableLedger) -> None:
-        """Put the stacks everyone starts the hand with outside this server before dealing."""
-        number = self.table.hand_number + 1
-        try:
-            await ledger.record(self.ledger_entry("hand_started", number))
-        except Exception:
-            self._start_pending = False
-            log.exception("ledger unreachable: hand not dealt", extra={"table_id": self.table_id})
-            return
-        self._deal()
-        if self.table.hand_number < number and self._ledger is not None:
-            # Not dealt after all (CloseTable, shutdown, or players left during the write): the
-            # ledger's last word must not be a hand start that never happened. (Abandoned: the
-            # table writes nothing more.)
-            ledger.note(self.ledger_entry("seats", self.table.hand_number))
-
-    def _deal(self) -> None:
-        self._start_pending = False
-        if self.draining or self.closing or not self.table.ready():
-            return
+    def _begin_hand(self) -> None:
+        """Publish the hand the engine table just dealt and arm its first turn."""
         table = self.table
-        hand = table.start_hand()
         if table.hand is not None:
             seat_indexes = table.hand_seats
+            events: Sequence[ev.Event] = table.hand.events
         else:  # over as soon as dealt (everyone all-in on the forced bets)
             assert table.last_record is not None
             seat_indexes = tuple(s - 1 for s in table.last_record.seats)
+            events = table.last_record.events
         self._seats = tuple(k + 1 for k in seat_indexes)
         self._owners = tuple(self._sessions[k + 1].occupancy for k in seat_indexes)
         self.idle.clear()
-        self._step(list(hand.events))
+        self._step(list(events))
 
     def _step(self, events: Sequence[ev.Event]) -> None:
-        """Publish what one table operation produced, then arm the next turn or close the hand."""
-        self._publish(events)
-        hand = self.table.hand
-        if hand is None:
-            self._hand_over()
-            return
-        if hand.actor < 0:
-            return
-        seat = self._seats[hand.actor]
+        """Publish what one table operation produced, act for the seats the table acts for
+        (:meth:`_auto_action`), then arm the next turn or close the hand."""
+        while True:
+            self._publish(events)
+            hand = self.table.hand
+            if hand is None:
+                self._hand_over()
+                return
+            if hand.actor < 0:
+                return
+            seat = self._seats[hand.actor]
+            action = self._auto_action(seat)
+            if action is None:
+                break
+            self._metrics.actions[action.kind].inc()
+            events = self.table.apply(seat, action)
         if self._turn is not None:
             self._turn.live = False
         deadline = self._clock.restart(self.options.clock_seconds)
@@ -405,6 +364,16 @@ class LiveTable:
         outbox = self.subscribers.seats.get(seat)
         if outbox is not None:
             outbox.offer_turn(turn)
+
+    def _act_now_if_turn(self, seat_no: int) -> None:
+        """Give the table's own action (:meth:`_auto_action`) for ``seat_no`` if it is its turn now."""
+        hand = self.table.hand
+        if hand is None or hand.actor < 0 or self._seats[hand.actor] != seat_no:
+            return
+        action = self._auto_action(seat_no)
+        if action is not None:
+            self._metrics.actions[action.kind].inc()
+            self._step(self.table.apply(seat_no, action))
 
     def _publish(self, events: Sequence[ev.Event]) -> None:
         """Number, convert (once per visibility class), log and fan out engine events."""
@@ -439,6 +408,7 @@ class LiveTable:
             elif kind is ev.HandEnded:
                 self.hands_completed += 1
                 metrics.hands_completed.inc()
+                self._hands_by_kind.inc()
                 if len(self._last_pots) > 1:
                     metrics.side_pots.inc(len(self._last_pots) - 1)
         self.subscribers.broadcast(entries)
@@ -450,50 +420,6 @@ class LiveTable:
         entry = LogEntry(seq, frame(EVENTS, event), 0, b"")
         self.log.append(entry)
         self.subscribers.broadcast([entry])
-
-    # ----------------------------------------------------------------- the ledger
-
-    def ledger_entry(self, kind: str, hand_number: int) -> LedgerEntry:
-        """Every seat with its stack outside any running hand (the stack it started the hand with)."""
-        seats = []
-        for k, seat in enumerate(self.table.seats):
-            if seat is not None and k + 1 in self._sessions:
-                token = self._sessions[k + 1].token
-                seats.append(SeatRecord(k + 1, seat.player_id, seat.stack, token, seat.sitting_out))
-        return LedgerEntry(
-            self.table_id, kind, hand_number, tuple(seats), bought=self.bought, cashed_out=self.cashed_out
-        )
-
-    async def persist_seats(self) -> None:
-        """Seat changes move chips on or off the table: answer only once the ledger holds them."""
-        if self._ledger is not None:
-            await self._ledger.record(self.ledger_entry("seats", self.table.hand_number))
-
-    def restore(self, entry: LedgerEntry, incarnation: int) -> None:
-        """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid.
-
-        Event numbers belong to one incarnation of a table: this one numbers its events from
-        ``incarnation << SEQ_EPOCH_BITS`` on, so a client resuming after an event of a dead
-        incarnation is told of a gap instead of being served other events under those numbers.
-        """
-        self.log.last_seq = incarnation << SEQ_EPOCH_BITS
-        self.table.hand_number = entry.hand_number
-        self.bought, self.cashed_out = entry.bought, entry.cashed_out
-        seats = entry.seats
-        for record in seats:
-            try:
-                self.table.restore_seat(
-                    record.seat, record.player_id, record.stack, sitting_out=record.sitting_out
-                )
-            except TableError as exc:
-                raise failed(str(exc)) from None
-            self._occupancies += 1
-            self._tokens.restore(SeatKey(self.table_id, record.seat, self._occupancies), record.token)
-            self._sessions[record.seat] = SeatSession(self._occupancies, record.token)
-            self._chips += record.stack
-            self._metrics.seats_live.inc()
-            self._seat_changed(record.seat)
-        self._maybe_start()
 
     def _seat_changed(self, seat_no: int) -> None:
         state = self.seat_state(seat_no)
@@ -507,14 +433,8 @@ class LiveTable:
         self._clock.cancel()
         self._last_pots = ()
         self._check_chips()
-        if self._ledger is not None:
-            self._ledger.note(self.ledger_entry("hand_ended", self.table.hand_number))
-        for seat_no in self._seats:
-            seat = self.table.seats[seat_no - 1]
-            if seat is not None and self._status.get(seat_no) == pb.SEAT_STATUS_PLAYING and seat.sitting_out:
-                self._seat_changed(seat_no)  # CLOCK-3: timed out, sits out from now on
+        self._after_hand()
         self.idle.set()
-        self._maybe_start()
 
     def _check_chips(self) -> None:
         total = self.table.total_chips()
@@ -572,7 +492,7 @@ class LiveTable:
         # the refund of those goes back to them (off the table), the rest to the seats.
         departed = sum(hand.committed[i] for i, k in enumerate(table.hand_seats) if table.seats[k] is None)
         self._chips -= departed
-        self.cashed_out += departed
+        self._refunded_off_table(departed)
         record = table.void_hand()
         stacks = [self.seat_state(s).stack for s in record.seats]
         self._metrics.hands_voided.inc()
@@ -581,14 +501,22 @@ class LiveTable:
         )
         self._hand_over()
 
+    def _refunded_off_table(self, chips: int) -> None:
+        """A voided hand refunded ``chips`` to players who had already left the table."""
+
     def abandon(self) -> None:
-        """Stop where the table stands, as a crashed server would: no clock expiry, no deal and no
-        ledger write from now on, nothing refunded (the ledger's last entry is what a rebuild uses)."""
+        """Stop where the table stands, as a crashed server would: no clock expiry and no deal
+        from now on, nothing refunded (its record outside this server is what a rebuild uses)."""
         self.draining = True
-        self._ledger = None
         self._clock.cancel()
 
     def close_streams(self, code: grpc.StatusCode | None, message: str) -> None:
         """End every stream after it has written what is pending."""
         for outbox in self.subscribers.all():
             outbox.close(code, message, flush=True)
+
+    def release(self, message: str) -> None:
+        """The table leaves the server: every remaining seat's token dies and every stream ends OK."""
+        for seat_no in list(self._sessions):
+            self._end_session(seat_no, message)
+        self.close_streams(None, message)

@@ -1,8 +1,8 @@
 """Prometheus metrics of one table server.
 
 Each server owns its :class:`~prometheus_client.CollectorRegistry` (never the global one), so tests
-and benchmarks can run several servers in one process. Labels are bounded sets (game, action kind,
-timeout outcome, RPC method and code, stream direction, GC generation): never a table or player
+and benchmarks can run several servers in one process. Labels are bounded sets (game, table kind,
+action kind, timeout outcome, RPC method and code, stream direction, GC generation): never a table or player
 id, whose cardinality would grow with the load being measured. Every series of a game appears, at
 zero, when the server opens its first table of that game, so a dashboard or an alert reads 0, not
 "no data", for what has not happened yet. The process, GC and event-loop metrics are
@@ -98,6 +98,15 @@ class Metrics:
             registry=r,
         )
         self.tables_live = Gauge("tablestorm_tables_live", "Tables hosted, by game.", ["game"], registry=r)
+        self.tables_by_kind = Gauge(
+            "tablestorm_tables_by_kind", "Tables hosted, by kind (cash, tournament).", ["kind"], registry=r
+        )
+        self.hands_by_kind = Counter(
+            "tablestorm_hands_by_kind",
+            "Hands played to the end, by table kind (cash, tournament).",
+            ["kind"],
+            registry=r,
+        )
         self.seats_live = Gauge("tablestorm_seats_live", "Occupied seats, by game.", ["game"], registry=r)
         self.streams_live = Gauge("tablestorm_streams_live", "Open Play streams.", registry=r)
         self.stream_messages = Counter(

@@ -1,9 +1,10 @@
 """The RPC layer of ``tablestorm.v1.TableService``: requests in, statuses and streams out.
 
-Handlers are registered by hand (:func:`handlers`) rather than through the generated
-``add_TableServiceServicer_to_server`` for one reason: the Play stream writes bytes that
-:mod:`services.table.hub` has already serialized (once per visibility class), so its response
-serializer is the identity. Clients use the generated stub unchanged; the wire is the proto's.
+Handlers are registered by hand (:func:`handlers`, with :mod:`services.table.handlers`) rather
+than through the generated ``add_TableServiceServicer_to_server``: undecodable requests are
+answered INVALID_ARGUMENT, and the Play stream writes bytes that :mod:`services.table.hub` has
+already serialized (once per visibility class), so its response serializer is the identity.
+Clients use the generated stub unchanged; the wire is the proto's.
 """
 
 from __future__ import annotations
@@ -12,20 +13,19 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeAlias
 
 import grpc
-from google.protobuf.message import DecodeError, Message
 
 from services.engine import variant_named
 
-from . import convert, jsonlog
+from . import convert
 from . import validation as check
-from .auth import SeatKey, token_from
+from .auth import DIRECTOR_METADATA_KEY, MAX_TOKEN_LENGTH, SeatKey, metadata_value, token_from
 from .errors import ServiceError, invalid
-from .host import TableHost, TableSpec
+from .handlers import Context, Undecodable, parse_as, unary
+from .host import AnyLiveTable, Directed, TableHost, TableSpec
 from .hub import PONGS, RESULTS, Outbox, frame
-from .live_table import LiveTable
+from .live_tournament import LiveTournamentTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
 
@@ -33,41 +33,12 @@ SERVICE_NAME = "tablestorm.v1.TableService"
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 """ListTables: tables per page by default and at most (a page of summaries stays far below 1 MiB)."""
+MIN_DIRECTOR_TOKEN = 32
+"""A director token is a random secret: shorter ones are refused at CreateTable."""
 HELLO_TIMEOUT = 10.0
 """A Play stream that has not said Hello by then is closed (it holds a connection slot)."""
 
-Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 log = logging.getLogger(__name__)
-_UNDECODABLE = jsonlog.Throttled(log, "undecodable request")
-
-
-class Undecodable:
-    """Request bytes that do not parse as the method's message: the handler answers
-    INVALID_ARGUMENT (gRPC itself would answer UNKNOWN and log a traceback per request)."""
-
-    __slots__ = ("error", "message")
-
-    def __init__(self, message: str, error: str) -> None:
-        self.message = message
-        self.error = error
-
-    def refusal(self) -> ServiceError:
-        _UNDECODABLE.warn(expected=self.message, error=self.error)
-        return invalid(f"request: the bytes are not a valid {self.message} message")
-
-
-ClientMessage: TypeAlias = "pb.ClientMessage | Undecodable"
-"""What a Play stream's request iterator yields: a message, or bytes that were not one."""
-
-
-def _parser(kind: type[Message]) -> Callable[[bytes], Message | Undecodable]:
-    def parse(data: bytes) -> Message | Undecodable:
-        try:
-            return kind.FromString(data)
-        except DecodeError as exc:
-            return Undecodable(kind.DESCRIPTOR.full_name, str(exc))
-
-    return parse
 
 
 class TableService:
@@ -75,7 +46,7 @@ class TableService:
         self._host = host
         self._metrics = metrics
 
-    def _seat(self, context: Context, table_id: str, seat: int) -> tuple[LiveTable, SeatKey]:
+    def _seat(self, context: Context, table_id: str, seat: int) -> tuple[AnyLiveTable, SeatKey]:
         return self._host.seat(token_from(context.invocation_metadata()), table_id, seat)
 
     # ----------------------------------------------------------------- unary calls
@@ -86,7 +57,8 @@ class TableService:
         except ValueError as exc:
             raise invalid(str(exc)) from None
         seed = request.seed if request.HasField("seed") else None
-        return (await self._host.open_table(TableSpec(request.table_id, options, seed))).state()
+        spec = TableSpec(request.table_id, options, seed, _directed(request))
+        return (await self._host.open_table(spec)).state()
 
     async def get_table(self, request: pb.GetTableRequest, context: Context) -> pb.TableState:
         return self._host.table(request.table_id).state()
@@ -119,7 +91,7 @@ class TableService:
         return response
 
     async def stand_up(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
-        live, key = self._seat(context, request.table_id, request.seat)
+        live, key = self._host.cash_seat(token_from(context.invocation_metadata()), request.table_id, request.seat)
         chips = live.stand_up(key)
         await live.persist_seats()
         await self._host.close_if_empty(live)  # the last player left a closing table
@@ -134,7 +106,7 @@ class TableService:
         return live.sit_in(key, request.post_to_play if request.HasField("post_to_play") else True)
 
     async def rebuy(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
-        live, key = self._seat(context, request.table_id, request.seat)
+        live, key = self._host.cash_seat(token_from(context.invocation_metadata()), request.table_id, request.seat)
         state = live.rebuy(key)
         await live.persist_seats()
         return state
@@ -150,9 +122,44 @@ class TableService:
             raise ServiceError(_STATUS_BY_NUMBER[result.code], result.message)
         return result
 
+    # ----------------------------------------------------------------- the director's calls
+
+    def _directed(self, context: Context, table_id: str) -> LiveTournamentTable:
+        return self._host.directed_table(table_id, metadata_value(context.invocation_metadata(), DIRECTOR_METADATA_KEY))
+
+    async def seat_player(self, request: pb.SeatPlayerRequest, context: Context) -> pb.SitDownResponse:
+        director_token = metadata_value(context.invocation_metadata(), DIRECTOR_METADATA_KEY)
+        return self._host.seat_player(request.table_id, director_token, request.seat, request.player_id, request.stack)
+
+    async def remove_player(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
+        return pb.StandUpResponse(chips=self._directed(context, request.table_id).remove_player(request.seat))
+
+    async def add_chips(self, request: pb.AddChipsRequest, context: Context) -> pb.SeatState:
+        return self._directed(context, request.table_id).add_chips(request.seat, request.chips)
+
+    async def set_away(self, request: pb.SetAwayRequest, context: Context) -> pb.SeatState:
+        return self._directed(context, request.table_id).set_away(request.seat, request.away)
+
+    async def deal_hand(self, request: pb.DealHandRequest, context: Context) -> pb.HandResult:
+        """Deal one hand and answer when it is over. The hand belongs to the table, not to this
+        call: a client that goes away does not stop it, and asking again gets its result."""
+        live = self._directed(context, request.table_id)
+        try:
+            stakes = convert.stakes_as_given(request.stakes)
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+        result = await asyncio.shield(live.deal_hand(request.hand_number, stakes))
+        if result.voided:
+            raise ServiceError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"the server is shutting down: hand {result.hand_number} was voided, every stack is back"
+                " to its start",
+            )
+        return result
+
     # ----------------------------------------------------------------- the Play stream
 
-    async def play(self, requests: AsyncIterator[ClientMessage], context: Context) -> None:
+    async def play(self, requests: AsyncIterator[pb.ClientMessage | Undecodable], context: Context) -> None:
         """Hello, then two tasks: a reader applying the client's messages and a writer draining
         the outbox. The call ends when the outbox closes (stand-up, overflow, replacement,
         shutdown) or the client goes away (grpc cancels this coroutine)."""
@@ -205,7 +212,11 @@ class TableService:
             count()
 
     async def _read(
-        self, requests: AsyncIterator[ClientMessage], live: LiveTable, key: SeatKey | None, outbox: Outbox
+        self,
+        requests: AsyncIterator[pb.ClientMessage | Undecodable],
+        live: AnyLiveTable,
+        key: SeatKey | None,
+        outbox: Outbox,
     ) -> None:
         """Apply the client's messages in order; a protocol error closes the stream."""
         count = self._metrics.messages_in.inc
@@ -231,7 +242,26 @@ class TableService:
                     return
 
 
-def _stream_act(live: LiveTable, key: SeatKey | None, request: pb.ActRequest) -> pb.ActResult:
+def _directed(request: pb.CreateTableRequest) -> Directed | None:
+    """A tournament table's director credential and first hand number; None for a cash table."""
+    if request.kind == pb.TABLE_KIND_TOURNAMENT:
+        token = request.director_token
+        if not MIN_DIRECTOR_TOKEN <= len(token) <= MAX_TOKEN_LENGTH or not (token.isascii() and token.isprintable()):
+            raise invalid(
+                f"director_token: a tournament table needs {MIN_DIRECTOR_TOKEN} to {MAX_TOKEN_LENGTH}"
+                f" printable ASCII characters, got {len(token)} characters"
+            )
+        return Directed(token, request.hand_number)
+    if request.kind not in (pb.TABLE_KIND_UNSPECIFIED, pb.TABLE_KIND_CASH):
+        raise invalid(f"kind: unknown value {request.kind}")
+    if request.director_token:
+        raise invalid("director_token: only a tournament table (kind TABLE_KIND_TOURNAMENT) has a director")
+    if request.hand_number:
+        raise invalid("hand_number: only a tournament table deals on from an earlier hand number")
+    return None
+
+
+def _stream_act(live: AnyLiveTable, key: SeatKey | None, request: pb.ActRequest) -> pb.ActResult:
     if key is None:
         return pb.ActResult(
             action_id=request.action_id,
@@ -249,29 +279,10 @@ _STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 # ----------------------------------------------------------------- registration
 
-Handler = Callable[[Any, Context], Awaitable[Any]]
-
-
-def _unary(method: Handler) -> Handler:
-    """Answer a ServiceError with its status (the body of every unary handler)."""
-
-    async def handle(request: Any, context: Context) -> Any:
-        try:
-            if isinstance(request, Undecodable):
-                raise request.refusal()
-            return await method(request, context)
-        except ServiceError as exc:
-            await context.abort(exc.code, exc.message)
-        except Exception:  # a bug: logged once here, and the client learns nothing of the code
-            log.exception("handler failed", extra={"method": method.__name__})
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged by the server)")
-
-    return handle
-
 
 async def _stream(
-    method: Callable[[AsyncIterator[Any], Context], Awaitable[None]],
-    requests: AsyncIterator[Any],
+    method: Callable[[AsyncIterator[pb.ClientMessage | Undecodable], Context], Awaitable[None]],
+    requests: AsyncIterator[pb.ClientMessage | Undecodable],
     context: Context,
 ) -> None:
     try:
@@ -281,14 +292,7 @@ async def _stream(
 
 
 def handlers(service: TableService) -> grpc.GenericRpcHandler:
-    def unary(method: Handler, request: type[Message], response: type[Message]) -> grpc.RpcMethodHandler[Any, Any]:
-        return grpc.unary_unary_rpc_method_handler(
-            _unary(method),
-            request_deserializer=_parser(request),
-            response_serializer=response.SerializeToString,
-        )
-
-    async def play(requests: AsyncIterator[ClientMessage], context: Context) -> None:
+    async def play(requests: AsyncIterator[pb.ClientMessage | Undecodable], context: Context) -> None:
         await _stream(service.play, requests, context)
 
     return grpc.method_handlers_generic_handler(
@@ -305,9 +309,14 @@ def handlers(service: TableService) -> grpc.GenericRpcHandler:
             "Rebuy": unary(service.rebuy, pb.SeatRequest, pb.SeatState),
             "Act": unary(service.act, pb.ActRequest, pb.ActResult),
             "GetHistory": unary(service.get_history, pb.SeatRequest, pb.History),
+            "SeatPlayer": unary(service.seat_player, pb.SeatPlayerRequest, pb.SitDownResponse),
+            "RemovePlayer": unary(service.remove_player, pb.SeatRequest, pb.StandUpResponse),
+            "AddChips": unary(service.add_chips, pb.AddChipsRequest, pb.SeatState),
+            "SetAway": unary(service.set_away, pb.SetAwayRequest, pb.SeatState),
+            "DealHand": unary(service.deal_hand, pb.DealHandRequest, pb.HandResult),
             # Responses are pre-serialized ServerMessage bytes (see services.table.hub).
             "Play": grpc.stream_stream_rpc_method_handler(
-                play, request_deserializer=_parser(pb.ClientMessage), response_serializer=None
+                play, request_deserializer=parse_as(pb.ClientMessage), response_serializer=None
             ),
         },
     )

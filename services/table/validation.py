@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .convert import MAX_CHIPS
 from .errors import invalid
 
 MAX_ID_LENGTH = 64
@@ -35,4 +36,10 @@ def action_id(value: str) -> str:
 def seat(value: int, seats: int, field: str = "seat") -> int:
     if not 1 <= value <= seats:
         raise invalid(f"{field}: must be between 1 and {seats}, got {value}")
+    return value
+
+
+def chips(value: int, field: str) -> int:
+    if not 1 <= value <= MAX_CHIPS:
+        raise invalid(f"{field}: a whole number of chips from 1 to 2**{MAX_CHIPS.bit_length() - 1}, got {value}")
     return value

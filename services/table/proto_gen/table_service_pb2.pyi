@@ -51,6 +51,12 @@ class PotShare(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POT_SHARE_HIGH: _ClassVar[PotShare]
     POT_SHARE_LOW: _ClassVar[PotShare]
 
+class TableKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TABLE_KIND_UNSPECIFIED: _ClassVar[TableKind]
+    TABLE_KIND_CASH: _ClassVar[TableKind]
+    TABLE_KIND_TOURNAMENT: _ClassVar[TableKind]
+
 class SeatStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SEAT_STATUS_UNSPECIFIED: _ClassVar[SeatStatus]
@@ -86,6 +92,9 @@ POT_SHARE_UNSPECIFIED: PotShare
 POT_SHARE_WHOLE: PotShare
 POT_SHARE_HIGH: PotShare
 POT_SHARE_LOW: PotShare
+TABLE_KIND_UNSPECIFIED: TableKind
+TABLE_KIND_CASH: TableKind
+TABLE_KIND_TOURNAMENT: TableKind
 SEAT_STATUS_UNSPECIFIED: SeatStatus
 SEAT_STATUS_EMPTY: SeatStatus
 SEAT_STATUS_PLAYING: SeatStatus
@@ -130,14 +139,20 @@ class TableOptions(_message.Message):
     def __init__(self, game: _Optional[str] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., structure: _Optional[_Union[Structure, str]] = ..., open_pair: _Optional[bool] = ..., heads_up_uncapped: _Optional[bool] = ..., cap: _Optional[int] = ..., clock_seconds: _Optional[float] = ..., max_seats: _Optional[int] = ..., buy_in: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("table_id", "options", "seed")
+    __slots__ = ("table_id", "options", "seed", "kind", "director_token", "hand_number")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DIRECTOR_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: TableOptions
     seed: int
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., seed: _Optional[int] = ...) -> None: ...
+    kind: TableKind
+    director_token: str
+    hand_number: int
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., seed: _Optional[int] = ..., kind: _Optional[_Union[TableKind, str]] = ..., director_token: _Optional[str] = ..., hand_number: _Optional[int] = ...) -> None: ...
 
 class GetTableRequest(_message.Message):
     __slots__ = ("table_id",)
@@ -164,7 +179,7 @@ class ListTablesResponse(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[TableSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class TableSummary(_message.Message):
-    __slots__ = ("table_id", "game", "structure", "stakes", "max_seats", "seats_taken", "hand_number", "hand_running", "closing", "posted_buy_in", "clock_seconds")
+    __slots__ = ("table_id", "game", "structure", "stakes", "max_seats", "seats_taken", "hand_number", "hand_running", "closing", "posted_buy_in", "clock_seconds", "kind")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     STRUCTURE_FIELD_NUMBER: _ClassVar[int]
@@ -176,6 +191,7 @@ class TableSummary(_message.Message):
     CLOSING_FIELD_NUMBER: _ClassVar[int]
     POSTED_BUY_IN_FIELD_NUMBER: _ClassVar[int]
     CLOCK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     game: str
     structure: Structure
@@ -187,7 +203,8 @@ class TableSummary(_message.Message):
     closing: bool
     posted_buy_in: int
     clock_seconds: float
-    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[str] = ..., structure: _Optional[_Union[Structure, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., seats_taken: _Optional[int] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., closing: _Optional[bool] = ..., posted_buy_in: _Optional[int] = ..., clock_seconds: _Optional[float] = ...) -> None: ...
+    kind: TableKind
+    def __init__(self, table_id: _Optional[str] = ..., game: _Optional[str] = ..., structure: _Optional[_Union[Structure, str]] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ..., max_seats: _Optional[int] = ..., seats_taken: _Optional[int] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., closing: _Optional[bool] = ..., posted_buy_in: _Optional[int] = ..., clock_seconds: _Optional[float] = ..., kind: _Optional[_Union[TableKind, str]] = ...) -> None: ...
 
 class CloseTableRequest(_message.Message):
     __slots__ = ("table_id",)
@@ -218,7 +235,7 @@ class SeatState(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ..., status: _Optional[_Union[SeatStatus, str]] = ...) -> None: ...
 
 class TableState(_message.Message):
-    __slots__ = ("table_id", "options", "seats", "hand_number", "hand_running", "last_seq", "posted_buy_in", "closing")
+    __slots__ = ("table_id", "options", "seats", "hand_number", "hand_running", "last_seq", "posted_buy_in", "closing", "kind")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -227,6 +244,7 @@ class TableState(_message.Message):
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     POSTED_BUY_IN_FIELD_NUMBER: _ClassVar[int]
     CLOSING_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     options: TableOptions
     seats: _containers.RepeatedCompositeFieldContainer[SeatState]
@@ -235,7 +253,8 @@ class TableState(_message.Message):
     last_seq: int
     posted_buy_in: int
     closing: bool
-    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., last_seq: _Optional[int] = ..., posted_buy_in: _Optional[int] = ..., closing: _Optional[bool] = ...) -> None: ...
+    kind: TableKind
+    def __init__(self, table_id: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., hand_number: _Optional[int] = ..., hand_running: _Optional[bool] = ..., last_seq: _Optional[int] = ..., posted_buy_in: _Optional[int] = ..., closing: _Optional[bool] = ..., kind: _Optional[_Union[TableKind, str]] = ...) -> None: ...
 
 class SitDownRequest(_message.Message):
     __slots__ = ("table_id", "seat", "player_id", "buy_in", "post_to_play")
@@ -278,6 +297,78 @@ class SitInRequest(_message.Message):
     seat: int
     post_to_play: bool
     def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., post_to_play: _Optional[bool] = ...) -> None: ...
+
+class SeatPlayerRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "player_id", "stack")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    player_id: str
+    stack: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class AddChipsRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "chips")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CHIPS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    chips: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., chips: _Optional[int] = ...) -> None: ...
+
+class SetAwayRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "away")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AWAY_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    away: bool
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., away: _Optional[bool] = ...) -> None: ...
+
+class DealHandRequest(_message.Message):
+    __slots__ = ("table_id", "hand_number", "stakes")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    STAKES_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand_number: int
+    stakes: Stakes
+    def __init__(self, table_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., stakes: _Optional[_Union[Stakes, _Mapping]] = ...) -> None: ...
+
+class HandResult(_message.Message):
+    __slots__ = ("table_id", "hand_number", "voided", "seats", "big_blind_order", "waiting_seats")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    BIG_BLIND_ORDER_FIELD_NUMBER: _ClassVar[int]
+    WAITING_SEATS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand_number: int
+    voided: bool
+    seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
+    big_blind_order: _containers.RepeatedScalarFieldContainer[int]
+    waiting_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, table_id: _Optional[str] = ..., hand_number: _Optional[int] = ..., voided: _Optional[bool] = ..., seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., big_blind_order: _Optional[_Iterable[int]] = ..., waiting_seats: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class SeatResult(_message.Message):
+    __slots__ = ("seat", "player_id", "start", "end", "away")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    AWAY_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    start: int
+    end: int
+    away: bool
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., start: _Optional[int] = ..., end: _Optional[int] = ..., away: _Optional[bool] = ...) -> None: ...
 
 class StandUpResponse(_message.Message):
     __slots__ = ("chips",)

@@ -84,6 +84,31 @@ class TableServiceStub:
                 request_serializer=tablestorm_dot_v1_dot_table__service__pb2.ActRequest.SerializeToString,
                 response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.ActResult.FromString,
                 _registered_method=True)
+        self.SeatPlayer = channel.unary_unary(
+                '/tablestorm.v1.TableService/SeatPlayer',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatPlayerRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SitDownResponse.FromString,
+                _registered_method=True)
+        self.RemovePlayer = channel.unary_unary(
+                '/tablestorm.v1.TableService/RemovePlayer',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.StandUpResponse.FromString,
+                _registered_method=True)
+        self.AddChips = channel.unary_unary(
+                '/tablestorm.v1.TableService/AddChips',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.AddChipsRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+                _registered_method=True)
+        self.SetAway = channel.unary_unary(
+                '/tablestorm.v1.TableService/SetAway',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SetAwayRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+                _registered_method=True)
+        self.DealHand = channel.unary_unary(
+                '/tablestorm.v1.TableService/DealHand',
+                request_serializer=tablestorm_dot_v1_dot_table__service__pb2.DealHandRequest.SerializeToString,
+                response_deserializer=tablestorm_dot_v1_dot_table__service__pb2.HandResult.FromString,
+                _registered_method=True)
         self.GetHistory = channel.unary_unary(
                 '/tablestorm.v1.TableService/GetHistory',
                 request_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.SerializeToString,
@@ -127,7 +152,9 @@ class TableServiceServicer:
         hand in progress plays out; the table closes (leaves the server, its id is free again) as
         soon as the last player stands up, at once if nobody is seated. Never refused for a live
         table; NOT_FOUND once it is gone. Players keep their chips until they stand up (StandUp pays
-        them as usual). INVALID_ARGUMENT for a malformed table_id.
+        them as usual). A tournament table closes as soon as no hand is running, players seated or
+        not (their chips are the director's to account for): their streams end OK. INVALID_ARGUMENT
+        for a malformed table_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -136,7 +163,8 @@ class TableServiceServicer:
     def SitDown(self, request, context):
         """Take a seat with the posted buy-in (TABLE-1); returns the seat token. INVALID_ARGUMENT names
         table_id, seat, player_id or buy_in; NOT_FOUND; ALREADY_EXISTS (the seat is taken, the player
-        sits at the table); FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down.
+        sits at the table); FAILED_PRECONDITION on a closing table or a tournament table (its
+        director seats players); UNAVAILABLE while shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -144,7 +172,8 @@ class TableServiceServicer:
 
     def StandUp(self, request, context):
         """Leave and cash out; refused (FAILED_PRECONDITION) while dealt into the running hand, even
-        folded (its chips in the pot must stay refundable if the hand is voided). The token dies.
+        folded (its chips in the pot must stay refundable if the hand is voided), and at a tournament
+        table. The token dies.
         Seat calls (StandUp, SitOut, SitIn, Rebuy, Act, GetHistory) all end INVALID_ARGUMENT for a
         malformed table_id or a seat outside the table, NOT_FOUND for no such table, UNAUTHENTICATED
         and PERMISSION_DENIED as the conventions say.
@@ -154,24 +183,24 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SitOut(self, request, context):
-        """Not dealt in from the next hand on. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED,
-        PERMISSION_DENIED as for every seat call.
+        """Not dealt in from the next hand on (a tournament table: away at once, TOURN-7).
+        INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SitIn(self, request, context):
-        """Return after sitting out or timing out (CLOCK-3). INVALID_ARGUMENT, NOT_FOUND,
-        UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+        """Return after sitting out or timing out (CLOCK-3; a tournament table: back from away).
+        INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Rebuy(self, request, context):
-        """Buy in again when broke, between hands (TABLE-1); not on a closing table: FAILED_PRECONDITION
-        otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
+        """Buy in again when broke, between hands (TABLE-1); not on a closing or a tournament table:
+        FAILED_PRECONDITION otherwise. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every seat call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -181,6 +210,63 @@ class TableServiceServicer:
         """One action, outside a Play stream. Illegal or out of turn: FAILED_PRECONDITION; a malformed
         action (kind, amount, discard, action_id): INVALID_ARGUMENT. NOT_FOUND, UNAUTHENTICATED,
         PERMISSION_DENIED as for every seat call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SeatPlayer(self, request, context):
+        """Director calls: tournament tables only, each carrying "x-director-token". They all end
+        INVALID_ARGUMENT for a malformed table_id or a seat outside the table, NOT_FOUND for no such
+        table, UNAUTHENTICATED without the token, PERMISSION_DENIED with another one, and
+        FAILED_PRECONDITION on a cash table.
+        Seat a player with the chips it carries (between hands, or into an empty seat during a hand:
+        dealt in from the next one); returns the player's seat token. INVALID_ARGUMENT names seat,
+        player_id or stack; ALREADY_EXISTS (the seat is taken, the player sits at the table);
+        FAILED_PRECONDITION on a closing table; UNAVAILABLE while shutting down. NOT_FOUND,
+        UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemovePlayer(self, request, context):
+        """Take a player off the table (moved, the table broken, eliminated); returns its stack.
+        FAILED_PRECONDITION for an empty seat or one dealt into the running hand. The player's token
+        dies; its stream ends OK. INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as
+        for every director call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddChips(self, request, context):
+        """A rebuy or an add-on (TOURN-10), between the player's hands: FAILED_PRECONDITION for an empty
+        seat or one dealt into the running hand; INVALID_ARGUMENT names chips. NOT_FOUND,
+        UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetAway(self, request, context):
+        """TOURN-7: away (dealt in, posting, folded or checked at once on its turns) or back. A player
+        comes back by itself with SitIn; SitOut marks it away. FAILED_PRECONDITION for an empty seat.
+        INVALID_ARGUMENT, NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DealHand(self, request, context):
+        """Deal hand `hand_number` (the table's last + 1) with `stakes` (TOURN-1: the level in force) and
+        answer when it is over. The table deals nothing until told: the director's holds (balancing,
+        hand-for-hand, breaks) are deals not asked for. Asking again for the hand just played returns
+        its result again (a retry after a lost answer); any other number is FAILED_PRECONDITION, and
+        so are fewer than two players with chips and a closing table; INVALID_ARGUMENT names stakes.
+        UNAVAILABLE if the server shuts down meanwhile: the hand is voided, every stack back to its
+        start (the table's HandVoided event). A client that cancels the call does not stop the hand.
+        NOT_FOUND, UNAUTHENTICATED, PERMISSION_DENIED as for every director call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -263,6 +349,31 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.ActRequest.FromString,
                     response_serializer=tablestorm_dot_v1_dot_table__service__pb2.ActResult.SerializeToString,
+            ),
+            'SeatPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.SeatPlayer,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatPlayerRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.SitDownResponse.SerializeToString,
+            ),
+            'RemovePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemovePlayer,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.StandUpResponse.SerializeToString,
+            ),
+            'AddChips': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddChips,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.AddChipsRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.SerializeToString,
+            ),
+            'SetAway': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAway,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.SetAwayRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.SeatState.SerializeToString,
+            ),
+            'DealHand': grpc.unary_unary_rpc_method_handler(
+                    servicer.DealHand,
+                    request_deserializer=tablestorm_dot_v1_dot_table__service__pb2.DealHandRequest.FromString,
+                    response_serializer=tablestorm_dot_v1_dot_table__service__pb2.HandResult.SerializeToString,
             ),
             'GetHistory': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHistory,
@@ -545,6 +656,141 @@ class TableService:
             '/tablestorm.v1.TableService/Act',
             tablestorm_dot_v1_dot_table__service__pb2.ActRequest.SerializeToString,
             tablestorm_dot_v1_dot_table__service__pb2.ActResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SeatPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/SeatPlayer',
+            tablestorm_dot_v1_dot_table__service__pb2.SeatPlayerRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.SitDownResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemovePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/RemovePlayer',
+            tablestorm_dot_v1_dot_table__service__pb2.SeatRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.StandUpResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddChips(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/AddChips',
+            tablestorm_dot_v1_dot_table__service__pb2.AddChipsRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetAway(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/SetAway',
+            tablestorm_dot_v1_dot_table__service__pb2.SetAwayRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.SeatState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DealHand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tablestorm.v1.TableService/DealHand',
+            tablestorm_dot_v1_dot_table__service__pb2.DealHandRequest.SerializeToString,
+            tablestorm_dot_v1_dot_table__service__pb2.HandResult.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,515 @@
+"""The live driver: one tournament's :class:`~.director.Director` fed with real time, its commands
+carried out on tournament tables of remote table servers.
+
+Time is tournament seconds since the tournament was created, from the event loop's monotonic
+clock. The director is not re-entrant, so every input (a player's registration, a hand's result,
+a level change at :meth:`Director.next_wakeup`, a lost table) is a *step* queued for the one task
+that runs them in order: it calls the director, publishes the new events to the :class:`EventFeed`,
+and carries out the commands before it takes the next step. Commands of one table run in their
+order; tables run concurrently. ``DealHand`` is the exception: its call lasts as long as the
+hand, so it runs as a task of its own whose result comes back as another step.
+
+Faults: a call a table server does not answer (:class:`~.remote.TableServerDown`) makes the
+server down (:class:`~.placement.TableServers`), and every table the tournament had there is
+lost: ``Director.table_lost`` voids its running hand (every stack back to its start, TOURN-11)
+and returns the commands that rebuild it, with the stacks the director holds, on a server that
+is up. A table server that answers with an error (:class:`~.remote.TableRefused`: the director
+and the table disagree) has that one table rebuilt the same way. Results of a table's earlier
+placement (its *epoch*) are stale and dropped. Tables left on a server that went down are closed
+there if it comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+
+from services.engine.tournament_table import HandResult
+from services.table.errors import ServiceError
+from services.table.proto_gen import tournament_pb2 as tpb
+
+from . import convert
+from . import events as ev
+from .commands import (
+    AddChips,
+    CloseTable,
+    Command,
+    DealHand,
+    OpenTable,
+    RemovePlayer,
+    SeatPlayer,
+    SetAway,
+    TournamentFinished,
+)
+from .director import Director, DirectorError
+from .feed import EventFeed
+from .metrics import TournamentMetrics
+from .placement import TableServers
+from .remote import RemoteTables, TableRefused, TableServerDown
+from .structure import TournamentStructure
+
+log = logging.getLogger(__name__)
+
+Step = Callable[[float], list[Command]]
+"""One input of the director at tournament time ``now``: returns its commands."""
+WAKE_MARGIN_S = 0.001
+"""A level change is run this long after it is due: the loop may fire a timer a tick early."""
+
+
+class TournamentHalted(Exception):
+    """The tournament stopped: the server is shutting down, or a bug was found (logged)."""
+
+
+@dataclass(slots=True)
+class _Placement:
+    """Where one of the director's tables is: its server, its id there, and which placement."""
+
+    client: RemoteTables
+    wire_id: str
+    epoch: int
+    last_hand: float
+    """Monotonic time its last hand ended (or it opened): what the stall metric measures."""
+    dealing: asyncio.Task[None] | None = None
+
+
+class LiveTournament:
+    """One tournament being played: the director, its tables on remote servers, its event feed."""
+
+    def __init__(
+        self,
+        tournament_id: str,
+        structure: TournamentStructure,
+        *,
+        seed: int,
+        table_seed: int | None,
+        servers: TableServers,
+        metrics: TournamentMetrics,
+    ) -> None:
+        """``seed`` drives the director's draws; ``table_seed`` the tables' shuffles (TABLE-2:
+        reproducible from it, the table id and the hand number; None: the servers' CSPRNG)."""
+        self.tournament_id = tournament_id
+        self.structure = structure
+        self.director = Director(structure, seed=seed, tournament_id=tournament_id)
+        self.feed = EventFeed()
+        self.paused = False
+        self.halted: str | None = None
+        """Why the tournament stopped before its end, if it did."""
+        self.idle = asyncio.Event()
+        """Set while no step is queued or running and no hand is being dealt: a quiescent tournament."""
+        self.idle.set()
+        loop = self._loop = asyncio.get_running_loop()
+        self._created = loop.time()
+        self._token = secrets.token_urlsafe(32)
+        """The director token of every table of this tournament."""
+        self._table_seed = table_seed
+        self._servers = servers
+        self._metrics = metrics
+        self._steps: asyncio.Queue[tuple[Step, asyncio.Future[None] | None]] = asyncio.Queue()
+        self._running_step = False
+        self._tables: dict[str, _Placement] = {}
+        """The director's open tables that are placed, by the director's table id."""
+        self._unplaced: dict[str, float] = {}
+        """Open tables no server took (all down or refusing), since when: rebuilt when one is up."""
+        self._abandoned: list[tuple[RemoteTables, str]] = []
+        """Tables left on a server that went down: closed there if it comes back."""
+        self._cleanups: set[asyncio.Task[None]] = set()
+        """Closings of such tables under way (held so they are not collected)."""
+        self._epochs = 0
+        self._seen = 0
+        """Director events already published."""
+        self._deals = 0
+        """DealHand calls under way."""
+        self._wake: asyncio.TimerHandle | None = None
+        self._wake_at: float | None = None
+        self._late_open = False
+        self._dealing_allowed = False
+        self._dealing_since = 0.0
+        self._stall_since: float | None = None
+        self._game = structure.game.code
+        for counter in (metrics.hands, metrics.hands_voided, metrics.eliminations):
+            counter.labels(self._game)  # at zero from the first tournament of the game: 0, not "no data"
+        metrics.clock_seconds.labels(tournament_id).set(structure.clock_seconds)
+        metrics.last_hand_age.labels(tournament_id).set_function(self._stalled_for)
+        self._unlisten = servers.listen(self._server_changed)
+        self._task = loop.create_task(self._run())
+        self._update()
+
+    # ----------------------------------------------------------------- views
+
+    def now(self) -> float:
+        """Tournament seconds since creation."""
+        return self._loop.time() - self._created
+
+    @property
+    def status(self) -> str:
+        """``registering``, ``running``, ``paused`` or ``finished``."""
+        if self.director.finished:
+            return "finished"
+        if not self.director.started:
+            return "registering"
+        return "paused" if self.paused else "running"
+
+    def state(self) -> tpb.TournamentState:
+        return convert.state_to_proto(
+            self.director,
+            tournament_id=self.tournament_id,
+            status=self.status,
+            late_open=self._late_open,
+            last_seq=self.feed.last_seq,
+            now=self.now(),
+        )
+
+    def _stalled_for(self) -> float:
+        """Seconds since the stalest table last finished a hand while it could deal (0: none)."""
+        since = self._stall_since
+        return 0.0 if since is None else max(0.0, time.monotonic() - since)
+
+    # ----------------------------------------------------------------- inputs
+
+    async def submit(self, step: Step) -> None:
+        """Run ``step`` in order with every other input and carry out its commands; DirectorError
+        if the director refuses it (then nothing changed); TournamentHalted once stopped."""
+        if self.halted is not None:
+            raise TournamentHalted(self.halted)
+        future: asyncio.Future[None] = self._loop.create_future()
+        self._push(step, future)
+        await future
+
+    async def register(self, player_id: str, auto_rebuy: bool) -> str:
+        """Enter (or re-enter) ``player_id``; returns the new entry's id."""
+        entry: list[str] = []
+
+        def step(now: float) -> list[Command]:
+            seen = len(self.director.events)
+            commands = self.director.register(player_id, now, auto_rebuy=auto_rebuy)
+            entry.extend(e.entry_id for e in self.director.events[seen:] if type(e) is ev.Registered)
+            return commands
+
+        await self.submit(step)
+        return entry[0]
+
+    async def pause(self) -> None:
+        await self._pausing(True)
+
+    async def resume(self) -> None:
+        await self._pausing(False)
+
+    async def _pausing(self, paused: bool) -> None:
+        def step(now: float) -> list[Command]:
+            commands = self.director.pause(now) if paused else self.director.resume(now)
+            self.paused = paused
+            return commands
+
+        await self.submit(step)
+
+    def _push(self, step: Step, future: asyncio.Future[None] | None = None) -> None:
+        if self.halted is not None:
+            return
+        self.idle.clear()
+        self._steps.put_nowait((step, future))
+
+    # ----------------------------------------------------------------- the one task running steps
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                step, future = await self._steps.get()
+                self._running_step = True
+                try:
+                    commands = step(self.now())
+                except DirectorError as exc:
+                    if future is None:
+                        log.error("the director refused an input of the driver", extra=self._about(error=str(exc)))
+                    elif not future.done():
+                        future.set_exception(exc)
+                else:
+                    self._publish()
+                    await self._execute(commands)
+                    if future is not None and not future.done():
+                        future.set_result(None)
+                self._running_step = False
+                self._update()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug (ChipInvariantError among them): the tournament stops here
+            log.exception("tournament halted", extra=self._about())
+            await self._halt(f"stopped by an internal error: {exc}", grpc.StatusCode.INTERNAL)
+
+    def _about(self, **fields: object) -> dict[str, object]:
+        return {"tournament_id": self.tournament_id, **fields}
+
+    def _publish(self) -> None:
+        """The director's new events onto the feed, counted in the metrics."""
+        events = self.director.events
+        metrics, game = self._metrics, self._game
+        for event in events[self._seen :]:
+            kind = type(event)
+            if kind is ev.Started:
+                self._late_open = self.structure.late_registration is not None
+            elif kind is ev.LateRegistrationClosed or kind is ev.Finished:
+                self._late_open = False
+            elif kind is ev.Eliminated:
+                metrics.eliminations.labels(game).inc()
+            elif kind is ev.HandVoided:
+                metrics.hands_voided.labels(game).inc()
+            self.feed.publish(convert.event_to_proto(event))
+        self._seen = len(events)
+
+    def _update(self) -> None:
+        """After every step: the next level change, the gauges, the stall clock, idleness."""
+        director = self.director
+        wake = director.next_wakeup()
+        if wake != self._wake_at:
+            if self._wake is not None:
+                self._wake.cancel()
+            self._wake_at = wake
+            self._wake = None if wake is None else self._loop.call_at(self._created + wake + WAKE_MARGIN_S, self._tick)
+        if not director.finished and self.halted is None:
+            tid, m = self.tournament_id, self._metrics
+            m.entries.labels(tid).set(director.entries)
+            m.players_left.labels(tid).set(director.players_left)
+            m.tables.labels(tid).set(len(director.tables))
+            m.level.labels(tid).set(director.play_level if director.started else 0)
+            m.hand_for_hand.labels(tid).set(1 if director.hand_for_hand else 0)
+        now = self._loop.time()
+        allowed = self.status == "running" and not director.level.is_break
+        if allowed and not self._dealing_allowed:
+            self._dealing_since = now
+        self._dealing_allowed = allowed
+        lasts = [p.last_hand for p in self._tables.values()] + list(self._unplaced.values())
+        self._stall_since = max(self._dealing_since, min(lasts)) if allowed and lasts else None
+        self._settle_idle()
+
+    def _tick(self) -> None:
+        self._wake, self._wake_at = None, None
+        self._push(self.director.tick)
+
+    def _settle_idle(self) -> None:
+        if self._steps.empty() and not self._running_step and not self._deals:
+            self.idle.set()
+        else:
+            self.idle.clear()
+
+    # ----------------------------------------------------------------- carrying out commands
+
+    async def _execute(self, commands: list[Command]) -> None:
+        """Each table's commands in their order, the tables concurrently."""
+        by_table: dict[str, list[Command]] = {}
+        finished = False
+        for command in commands:
+            if isinstance(command, TournamentFinished):
+                finished = True
+            else:
+                by_table.setdefault(command.table_id, []).append(command)
+        await asyncio.gather(*(self._carry_out(table_id, group) for table_id, group in by_table.items()))
+        if finished:
+            self._finish()
+
+    async def _carry_out(self, table_id: str, commands: list[Command]) -> None:
+        for command in commands:
+            if type(command) is OpenTable:
+                if not await self._open(command):
+                    return  # no server took it: the rest is redone when it is rebuilt
+                continue
+            placement = self._tables.get(table_id)
+            if placement is None:
+                return  # unplaced, or lost while these commands waited
+            try:
+                await self._apply(table_id, placement, command)
+            except TableServerDown as exc:
+                self._servers.report_down(exc.endpoint, str(exc))  # every table there is lost
+                return
+            except TableRefused as exc:
+                log.error("a table server refused a call", extra=self._about(table_id=table_id, error=str(exc)))
+                self._push(self._lost(table_id, placement.epoch))
+                return
+
+    async def _open(self, command: OpenTable) -> bool:
+        """Open ``command``'s table on the least loaded server up that takes it."""
+        table_id, wire_id = command.table_id, convert.wire_table_id(command.table_id)
+        for client in self._servers.candidates():
+            self._servers.placed(client.endpoint)  # counted before the call: tables opened at once spread
+            try:
+                await client.open_table(
+                    self._token, wire_id, command.options, hand_number=command.hand_number, seed=self._table_seed
+                )
+            except (TableServerDown, TableRefused) as exc:
+                self._servers.released(client.endpoint)
+                if isinstance(exc, TableServerDown):
+                    self._servers.report_down(exc.endpoint, str(exc))
+                else:  # e.g. ALREADY_EXISTS (a stale copy), RESOURCE_EXHAUSTED
+                    log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
+                continue
+            self._epochs += 1
+            self._tables[table_id] = _Placement(client, wire_id, self._epochs, self._loop.time())
+            self._unplaced.pop(table_id, None)
+            return True
+        log.error("no table server takes the table", extra=self._about(table_id=wire_id))
+        self._unplaced.setdefault(table_id, self._loop.time())
+        return False
+
+    async def _apply(self, table_id: str, placement: _Placement, command: Command) -> None:
+        client, wire_id, token = placement.client, placement.wire_id, self._token
+        if isinstance(command, SeatPlayer):
+            ticket = await client.seat_player(token, wire_id, command.seat, command.entry_id, command.stack)
+            assigned = tpb.SeatAssigned(
+                entry_id=command.entry_id,
+                table_id=wire_id,
+                seat=command.seat,
+                endpoint=client.endpoint,
+                seat_token=ticket.seat_token,
+                resume_after_seq=ticket.resume_after_seq,
+            )
+            self.feed.private(command.player_id, tpb.TournamentEvent(at_s=self.now(), seat_assigned=assigned))
+        elif isinstance(command, RemovePlayer):
+            await client.remove_player(token, wire_id, command.seat)
+        elif isinstance(command, AddChips):
+            await client.add_chips(token, wire_id, command.seat, command.chips)
+        elif isinstance(command, SetAway):
+            await client.set_away(token, wire_id, command.seat, command.away)
+        elif isinstance(command, DealHand):
+            self._deals += 1
+            placement.dealing = self._loop.create_task(self._deal(table_id, placement, command))
+        else:
+            assert isinstance(command, CloseTable), command  # OpenTable and TournamentFinished are not per table
+            self._retire(table_id, placement)
+            await client.close_table(wire_id)
+
+    async def _deal(self, table_id: str, placement: _Placement, command: DealHand) -> None:
+        """One DealHand call; its result (or the table's loss) comes back as a step."""
+        try:
+            try:
+                result = await placement.client.deal_hand(
+                    self._token, placement.wire_id, command.hand_number, command.stakes
+                )
+            except TableServerDown as exc:
+                self._servers.report_down(exc.endpoint, str(exc))
+                return
+            except TableRefused as exc:
+                log.error("a table server refused to deal", extra=self._about(table_id=table_id, error=str(exc)))
+                self._push(self._lost(table_id, placement.epoch))
+                return
+            self._push(self._hand_finished(table_id, placement.epoch, result))
+        finally:
+            self._deals -= 1
+            if placement.dealing is asyncio.current_task():
+                placement.dealing = None
+            self._settle_idle()
+
+    def _hand_finished(self, table_id: str, epoch: int, result: HandResult) -> Step:
+        def step(now: float) -> list[Command]:
+            placement = self._tables.get(table_id)
+            if placement is None or placement.epoch != epoch:
+                return []  # the table was lost meanwhile: this result is of a table that is gone
+            placement.last_hand = self._loop.time()
+            if not result.voided:
+                self._metrics.hands.labels(self._game).inc()
+            return self.director.hand_finished(result._replace(table_id=table_id), now)
+
+        return step
+
+    # ----------------------------------------------------------------- faults
+
+    def _server_changed(self, endpoint: str, up: bool) -> None:
+        if not up:
+            for table_id, placement in list(self._tables.items()):
+                if placement.client.endpoint == endpoint:
+                    self._push(self._lost(table_id, placement.epoch))
+            return
+        for client, wire_id in [t for t in self._abandoned if t[0].endpoint == endpoint]:
+            self._abandoned.remove((client, wire_id))
+            task = self._loop.create_task(self._close_stale(client, wire_id))
+            self._cleanups.add(task)
+            task.add_done_callback(self._cleanups.discard)
+        for table_id in list(self._unplaced):
+            self._push(self._lost(table_id, None))
+
+    async def _close_stale(self, client: RemoteTables, wire_id: str) -> None:
+        try:
+            await client.close_table(wire_id)
+        except (TableServerDown, TableRefused) as exc:
+            log.info("stale table not closed", extra=self._about(table_id=wire_id, error=str(exc)))
+
+    def _lost(self, table_id: str, epoch: int | None) -> Step:
+        """The step rebuilding a lost table (``epoch`` None: one no server took)."""
+
+        def step(now: float) -> list[Command]:
+            if table_id not in self.director.tables:
+                return []  # closed meanwhile
+            if epoch is None:
+                if table_id not in self._unplaced or not self._servers.candidates():
+                    return []
+            else:
+                placement = self._tables.get(table_id)
+                if placement is None or placement.epoch != epoch:
+                    return []  # rebuilt already
+                self._retire(table_id, placement)
+                if not self._servers.is_up(placement.client.endpoint):
+                    self._abandoned.append((placement.client, placement.wire_id))
+                self._unplaced[table_id] = self._loop.time()
+            self._metrics.tables_lost.inc()
+            log.warning("table lost: rebuilding it", extra=self._about(table_id=table_id))
+            return self.director.table_lost(table_id, now)
+
+        return step
+
+    def _retire(self, table_id: str, placement: _Placement) -> None:
+        """The table leaves its placement (closed or lost): its running deal is abandoned."""
+        del self._tables[table_id]
+        self._servers.released(placement.client.endpoint)
+        if placement.dealing is not None:
+            placement.dealing.cancel()
+
+    # ----------------------------------------------------------------- the end
+
+    def _finish(self) -> None:
+        self.feed.end()
+        self._stop_metrics()
+
+    def _stop_metrics(self) -> None:
+        self._unlisten()
+        if self._wake is not None:
+            self._wake.cancel()
+        for gauge in self._metrics.per_tournament:
+            gauge.remove(self.tournament_id)
+
+    async def _halt(self, reason: str, code: grpc.StatusCode) -> None:
+        """Stop the tournament before its end: pending inputs fail, deals are abandoned, the
+        tables are closed, and every Watch stream ends with ``code``."""
+        self.halted = reason
+        while not self._steps.empty():
+            _, future = self._steps.get_nowait()
+            if future is not None and not future.done():
+                future.set_exception(TournamentHalted(reason))
+        placements = list(self._tables.items())
+        for table_id, placement in placements:
+            self._retire(table_id, placement)
+        await asyncio.gather(*(self._close_stale(p.client, p.wire_id) for _, p in placements))
+        self.feed.end(ServiceError(code, f"tournament {self.tournament_id!r} {reason}"))
+        if not self.director.finished:
+            self._stop_metrics()
+        self._running_step = False
+        self._settle_idle()
+
+    async def close(self, drain_s: float) -> None:
+        """The server is shutting down: no new hands (the tournament is paused), running hands get
+        ``drain_s`` seconds to finish, then the tables close and Watch streams end UNAVAILABLE."""
+        if self.halted is not None or self.director.finished:
+            return
+        if self.status == "running":
+            with contextlib.suppress(DirectorError, TournamentHalted):  # it finished, or halted, meanwhile
+                await self.pause()
+        try:
+            await asyncio.wait_for(self.idle.wait(), drain_s)
+        except TimeoutError:
+            log.warning("hands still running at shutdown", extra=self._about(deals=self._deals))
+        self._task.cancel()
+        if not self.director.finished:
+            await self._halt("ended: the tournament server is shutting down", grpc.StatusCode.UNAVAILABLE)

@@ -1,0 +1,106 @@
+"""The tournament server process: gRPC (grpc.aio), health, reflection, metrics, graceful shutdown.
+
+It hosts many tournaments, each played on tournament tables of the table servers it was given
+(:mod:`.placement`). ``tablestorm serve-tournaments`` calls :func:`run`, which prints
+``{"grpc_port": ..., "metrics_port": ...}`` on stdout once listening and, on SIGTERM or SIGINT,
+stops taking calls, pauses every tournament, lets running hands finish until the drain deadline,
+closes their tables and ends every Watch stream UNAVAILABLE. Tournaments live in this process's
+memory: they end with it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from services.table import process
+from services.table.process import Serving, until_signalled
+
+from .lobby import LobbyLimits, TournamentLobby
+from .metrics import TournamentMetrics
+from .placement import FaultPolicy, TableServers
+from .service import SERVICE_NAME, TournamentService, handlers
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentServerConfig:
+    """Everything ``tablestorm serve-tournaments`` is started with."""
+
+    tables: tuple[str, ...]
+    """The table servers (``host:port``) the tournaments' tables are placed on."""
+    host: str = "127.0.0.1"
+    port: int = 50061
+    """0: let the system pick (the chosen port is printed and in :attr:`TournamentServer.port`)."""
+    metrics_port: int | None = None
+    """Prometheus scrape port on ``host``; None: no HTTP endpoint (the registry still counts)."""
+    operator_token: str | None = None
+    """Required of CreateTournament, Start, Pause and Resume when set."""
+    limits: LobbyLimits = field(default_factory=LobbyLimits)
+    faults: FaultPolicy = field(default_factory=FaultPolicy)
+    max_message_bytes: int = 256 * 1024
+    """Largest request accepted (a structure of 1000 levels is far smaller)."""
+
+
+class TournamentServer:
+    """A started tournament server; :meth:`stop` is the graceful shutdown."""
+
+    def __init__(self, config: TournamentServerConfig) -> None:
+        self.config = config
+        self.metrics = TournamentMetrics()
+        self.port = 0
+        self.metrics_port: int | None = None
+        self.lobby: TournamentLobby | None = None
+        self._servers: TableServers | None = None
+        self._serving: Serving | None = None
+
+    async def start(self) -> None:
+        config = self.config
+        servers = self._servers = TableServers(config.tables, config.faults)
+        self._count_servers(servers)
+        servers.listen(lambda endpoint, up: self._count_servers(servers))
+        self.lobby = TournamentLobby(servers, self.metrics, config.limits)
+        try:
+            serving = self._serving = await Serving.start(
+                handlers(TournamentService(self.lobby, config.operator_token)),
+                SERVICE_NAME,
+                address=f"{config.host}:{config.port}",
+                metrics=self.metrics,
+                metrics_port=config.metrics_port,
+                options=[("grpc.max_receive_message_length", config.max_message_bytes)],
+            )
+        except OSError:
+            await servers.close()
+            raise
+        servers.start()
+        self.port, self.metrics_port = serving.port, serving.metrics_port
+        log.info("serving", extra={"grpc_port": self.port, "metrics_port": self.metrics_port, "tables": config.tables})
+
+    def _count_servers(self, servers: TableServers) -> None:
+        up = sum(servers.is_up(endpoint) for endpoint in servers.endpoints)
+        self.metrics.table_servers.labels("up").set(up)
+        self.metrics.table_servers.labels("down").set(len(servers.endpoints) - up)
+
+    async def stop(self) -> None:
+        """Shut down gracefully (see :meth:`TournamentLobby.shutdown`), then close the port."""
+        assert self._serving is not None and self.lobby is not None and self._servers is not None
+        await self._serving.health.enter_graceful_shutdown()
+        await self.lobby.shutdown()
+        await self._serving.stop(grace=2.0)  # Watch streams were ended: let them write their last
+        await self._servers.close()
+
+
+async def serve(config: TournamentServerConfig) -> int:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    server = TournamentServer(config)
+    await server.start()
+    await until_signalled({"grpc_port": server.port, "metrics_port": server.metrics_port})
+    log.info("shutting down", extra={"drain_seconds": config.limits.drain_seconds})
+    await server.stop()
+    log.info("stopped")
+    return 0
+
+
+def run(config: TournamentServerConfig, log_level: str = "INFO") -> int:
+    return process.run(serve(config), "serve-tournaments", log_level)
