@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .cluster import CONNECT_TIMEOUT_S
-from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, Bound, flag
+from .cluster import add_flags as add_cluster_flags
+from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
 
 if TYPE_CHECKING:
     from services.engine import Hand
@@ -575,11 +575,7 @@ def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("--prometheus", action="store_true", help="start Prometheus on 127.0.0.1 for the run")
     p.add_argument("--out", default="out/load", help="directory for summary.json, history.csv, report.html")
     p.add_argument("--junit", metavar="FILE", help="also write the gates as JUnit XML (a test case per threshold)")
-    p.add_argument("--address", help="join a Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
-                   "(default: start a local one)")
-    p.add_argument("--connect-timeout", type=flag(Bound(minimum=1)), default=CONNECT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"give up joining --address, or reaching a --target server, after this long "
-                   f"(default {CONNECT_TIMEOUT_S:g})")
+    add_cluster_flags(p, reaching=", or reaching a --target server")
     p.add_argument("--target", metavar="HOST:PORT[,HOST:PORT...]",
                    help="load these table servers (tablestorm serve or another TableService): no table host "
                    "is started; the tables are created there round robin (or see --tables)")
@@ -665,6 +661,20 @@ def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     register(sub)
 
 
+def _register_schedule(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm schedule``: a Monte Carlo of a day's tournaments on Ray (sim/schedule)."""
+    from sim.schedule.command import register
+
+    register(sub)
+
+
+def _register_plan(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm plan``: the nodes that carry a simulated day (sim/plan)."""
+    from sim.plan.command import register
+
+    register(sub)
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_replay,
     _register_simulate,
@@ -673,6 +683,8 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_load,
     _register_structure,
     _register_capacity,
+    _register_schedule,
+    _register_plan,
 ]
 
 

@@ -77,9 +77,9 @@ def test_citations_point_at_the_projects_rule_book() -> None:
 # ----------------------------------------------------------------------------- docs/scenarios.md
 
 
-def _table(heading: str) -> list[dict[str, str]]:
-    """The rows of the first Markdown table after ``heading``, as {column: cell}."""
-    lines = SCENARIOS_DOC.split(f"\n{heading}\n", 1)[1].splitlines()
+def _table(heading: str, doc: str = SCENARIOS_DOC) -> list[dict[str, str]]:
+    """The rows of the first Markdown table after ``heading`` in ``doc``, as {column: cell}."""
+    lines = doc.split(f"\n{heading}\n", 1)[1].splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("|"))
     rows = []
     for line in lines[start:]:
