@@ -574,3 +574,19 @@ async def test_a_channel_carries_at_most_its_stream_budget() -> None:
     assert pool.acquire("127.0.0.1:2") is not clients[0] and pool.channels == 4
     await pool.close()
     assert pool.channels == 0
+
+
+@run_async(10)
+async def test_a_client_nobody_uses_is_closed_and_dropped() -> None:
+    """The soak's leak: after a host kill the bots move to their tables' new address; the old
+    address's client, its last stream released, is closed and leaves the pool (not kept for the run)."""
+    pool = ChannelPool(streams_per_channel=2)
+    old = [pool.acquire("127.0.0.1:1") for _ in range(2)]
+    kept = pool.acquire("127.0.0.1:2")
+    pool.release(old[0])
+    assert pool.channels == 2, "a client still carrying a stream stays"
+    pool.release(old[1])
+    assert pool.channels == 1 and pool.acquire("127.0.0.1:1") is not old[0], "the unused client left the pool"
+    await pool.close()
+    assert old[0].channel.get_state() is grpc.ChannelConnectivity.SHUTDOWN
+    assert kept.channel.get_state() is grpc.ChannelConnectivity.SHUTDOWN
