@@ -313,7 +313,9 @@ class LoadTest:
                 self._inject(state, chaos.popleft())
             self._watch(state)
             self._collect(state)
-            state.bots_online_series[second] = state.bots_online
+            # By the second of the run, not by this loop's count: an overloaded run's loop takes longer
+            # than a second, and the saturation windows and the report's charts are in seconds of the run.
+            state.bots_online_series[int(elapsed)] = state.bots_online
             state.saturation.update(state.stats, state.bots_online_series, elapsed)
             live.update(state.stats, elapsed, bots_online=state.bots_online, saturated=state.saturation.now)
             if self.on_second is not None:
