@@ -17,6 +17,7 @@ tournament did.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import importlib.util
@@ -26,6 +27,8 @@ import math
 import random
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import time
 import urllib.error
@@ -386,64 +389,138 @@ async def play(stub: TournamentServiceAsyncStub, tournament_id: str, prometheus:
     return reached
 
 
-@functools.partial(run_async, timeout=300)
-async def test_every_tournaments_panel_returns_data_from_a_real_tournament(tmp_path: Path) -> None:
-    """Two ``tablestorm serve`` processes and a ``tablestorm serve-tournaments`` given them, scraped
-    by the ``prometheus`` binary with deploy/prometheus/ (file_sd, roles ``table_host`` and
-    ``tournament_server``); eleven bots and an absent player play a 7stud tournament to its
-    winner, through hand-for-hand and a pause. Then every panel's query runs as Grafana draws it
-    over the run (under All and the first values), each must return a number, and the panels the
-    tournament is for must show what happened: hand-for-hand, eliminations, levels, the clock."""
+@dataclasses.dataclass
+class Stack:
+    """Table servers and a tournament server, as processes, and the Prometheus scraping them."""
+
+    prometheus: PrometheusServer
+    port: int
+    """The tournament server's gRPC port."""
+    target: str
+    """The tournament server's metrics endpoint, as Prometheus names it (``instance``)."""
+    tables: list[subprocess.Popen[str]]
+
+
+@contextlib.contextmanager
+def scraped_tournaments(tmp_path: Path, table_servers: int) -> Iterator[Stack]:
+    """``table_servers`` ``tablestorm serve`` processes, a ``tablestorm serve-tournaments`` given
+    them, and the ``prometheus`` binary with deploy/prometheus/ scraping all three kinds through
+    file_sd (roles ``table_host`` and ``tournament_server``). Once the body is done, every process
+    is stopped with SIGTERM and must exit 0; after a failure they are killed."""
     if shutil.which("prometheus") is None:
         pytest.skip("the prometheus binary is not installed (Debian: apt-get install prometheus; .ci/run does)")
     token_file = tmp_path / "operator"
     token_file.write_text(OPERATOR + "\n")
     serve = ("serve", "--port", "0", "--metrics-port", "0", "--drain-seconds", "0")
-    with process(*serve) as (a, a_ports), process(*serve) as (b, b_ports):
-        tables = ",".join(f"127.0.0.1:{ports['grpc_port']}" for ports in (a_ports, b_ports))
-        with process("serve-tournaments", "--tables", tables, "--port", "0", "--metrics-port", "0",
-                     "--operator-token-file", str(token_file), "--drain-seconds", "1") as (tournaments, ports):
-            prometheus = PrometheusServer(tmp_path)
-            checked = Panels({TOURNAMENTS_BOARD: dashboards()[TOURNAMENTS_BOARD]}, prometheus.api)
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(process(*serve)) for _ in range(table_servers)]
+        tables = ",".join(f"127.0.0.1:{ports['grpc_port']}" for _, ports in servers)
+        tournaments, ports = stack.enter_context(process(
+            "serve-tournaments", "--tables", tables, "--port", "0", "--metrics-port", "0",
+            "--operator-token-file", str(token_file), "--drain-seconds", "1",
+        ))
+        prometheus = PrometheusServer(tmp_path)
+        stack.callback(prometheus.stop)
+        target = f"127.0.0.1:{ports['metrics_port']}"
+        write_targets(prometheus.targets, {
+            "table_host": [f"127.0.0.1:{server_ports['metrics_port']}" for _, server_ports in servers],
+            "tournament_server": [target],
+        })
+        prometheus.wait_ready()
+        yield Stack(prometheus, ports["grpc_port"], target, [server for server, _ in servers])
+        stop(tournaments)
+        for server, _ in servers:
+            stop(server)
+
+
+@functools.partial(run_async, timeout=300)
+async def test_every_tournaments_panel_returns_data_from_a_real_tournament(tmp_path: Path) -> None:
+    """Eleven bots and an absent player play a 7stud tournament to its winner on two table
+    servers, through hand-for-hand and a pause (see :func:`scraped_tournaments`). Then every
+    panel's query runs as Grafana draws it over the run (under All and the first values), each
+    must return a number, and the panels the tournament is for must show what happened:
+    hand-for-hand, eliminations, levels, the clock."""
+    with scraped_tournaments(tmp_path, table_servers=2) as stack:
+        prometheus = stack.prometheus
+        checked = Panels({TOURNAMENTS_BOARD: dashboards()[TOURNAMENTS_BOARD]}, prometheus.api)
+        start = time.time()
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+            stub: TournamentServiceAsyncStub = trpc.TournamentServiceStub(channel)
+            played = 0
+            while played < ATTEMPTS:
+                played += 1
+                if await play(stub, f"panels-{played}", prometheus):
+                    break
+            else:
+                pytest.fail(f"none of {ATTEMPTS} tournaments reached hand-for-hand")
+        # Scraped to the end, every target: each tournament's eliminations, the hands its
+        # director counted against those the table servers dealt.
+        await holds(prometheus, f'tablestorm_tournament_tournaments{{status="finished"}} == {played}')
+        await holds(prometheus, f"sum(tablestorm_tournament_eliminations_total) == {played * (ENTRANTS - 1)}")
+        await holds(prometheus, 'sum(tablestorm_tournament_hands_total)'
+                                ' == sum(tablestorm_hands_by_kind_total{kind="tournament"})')
+        rules = [r for g in prometheus.api("/api/v1/rules")["groups"] for r in g["rules"]]
+        stalled = next(r for r in rules if r["name"] == "TournamentStalled")
+        assert (stalled["health"], stalled["state"]) == ("ok", "inactive"), stalled  # matched, silent
+        assert checked.plan(), checked.found
+        await asyncio.to_thread(checked.run_over, start, time.time())
+    checked.assert_every_panel_returned()
+    assert checked.peak("Tournaments by status") == played  # finished, at the end
+    assert checked.peak("Players left", ref="B") == ENTRANTS  # entries
+    assert checked.peak("Tables") >= 2  # two at the bubble
+    assert checked.peak("Level") >= 2
+    assert 0 < checked.peak("Time left in the level") <= STRUCTURE.levels[0].duration_s
+    assert checked.peak("Hand-for-hand") == 1  # TOURN-5, seen by Prometheus
+    assert checked.peak("Eliminations per minute") > 0
+    assert checked.peak("Clock decisions per hand") > 0  # the absent player's first turn
+    assert 0 <= checked.peak("Longest wait for a hand, in clocks") < generator().STALL_CLOCKS
+
+
+STALL_CLOCK_S = 0.25
+"""The stall test's action clock: TournamentStalled's 30 clocks are 7.5 s."""
+
+
+@pytest.mark.slow
+@functools.partial(run_async, timeout=300)
+async def test_tournament_stalled_pages_while_the_only_table_server_is_frozen(tmp_path: Path) -> None:
+    """TournamentStalled for real. Eight bots play on one table server; it is frozen (SIGSTOP):
+    its hands hang, the tournament server finds it down and has nowhere to rebuild the tables,
+    which wait while dealing is allowed. 30 clocks on, Prometheus pages with the tournament's
+    labels; the operator pauses, and the alert resolves (a paused tournament's tables may wait)."""
+    firing = 'ALERTS{alertname="TournamentStalled", alertstate="firing"}'
+    with scraped_tournaments(tmp_path, table_servers=1) as stack:
+        prometheus, frozen = stack.prometheus, stack.tables[0]
+        structure = fast_structure("7stud", seats=4, levels=1, level_s=600.0, clock_seconds=STALL_CLOCK_S,
+                                   starting_stack=100_000)  # one long level: nobody goes out meanwhile
+        request = tpb.TournamentRequest(tournament_id="stall")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.port}") as channel:
+            stub: TournamentServiceAsyncStub = trpc.TournamentServiceStub(channel)
+            await stub.CreateTournament(tpb.CreateTournamentRequest(tournament_id="stall", structure=structure),
+                                        metadata=operator())
+            channels, changed = Channels(), asyncio.Condition()
+            players = [Bot(f"s{k}", stub, channels, random.Random(k), changed=changed) for k in range(1, 9)]
+            for bot in players:
+                await bot.register("stall")
+            await stub.Start(request, metadata=operator())
+            watching = [asyncio.ensure_future(bot.watch("stall")) for bot in players]
+            await holds(prometheus, "sum(tablestorm_tournament_hands_total) > 0")
+            assert not prometheus.api("/api/v1/query", query=firing)["result"]  # dealing: silent
+            frozen.send_signal(signal.SIGSTOP)
             try:
-                write_targets(prometheus.targets, {
-                    "table_host": [f"127.0.0.1:{p['metrics_port']}" for p in (a_ports, b_ports)],
-                    "tournament_server": [f"127.0.0.1:{ports['metrics_port']}"],
-                })
-                await asyncio.to_thread(prometheus.wait_ready)
-                start = time.time()
-                async with grpc.aio.insecure_channel(f"127.0.0.1:{ports['grpc_port']}") as channel:
-                    stub: TournamentServiceAsyncStub = trpc.TournamentServiceStub(channel)
-                    played = 0
-                    while played < ATTEMPTS:
-                        played += 1
-                        if await play(stub, f"panels-{played}", prometheus):
-                            break
-                    else:
-                        pytest.fail(f"none of {ATTEMPTS} tournaments reached hand-for-hand")
-                # Scraped to the end, every target: each tournament's eliminations, the hands its
-                # director counted against those the table servers dealt.
-                await holds(prometheus, f'tablestorm_tournament_tournaments{{status="finished"}} == {played}')
-                await holds(prometheus, f"sum(tablestorm_tournament_eliminations_total) == {played * (ENTRANTS - 1)}")
-                await holds(prometheus, 'sum(tablestorm_tournament_hands_total)'
-                                        ' == sum(tablestorm_hands_by_kind_total{kind="tournament"})')
-                rules = [r for g in prometheus.api("/api/v1/rules")["groups"] for r in g["rules"]]
-                stalled = next(r for r in rules if r["name"] == "TournamentStalled")
-                assert (stalled["health"], stalled["state"]) == ("ok", "inactive"), stalled  # matched, silent
-                assert checked.plan(), checked.found
-                await asyncio.to_thread(checked.run_over, start, time.time())
+                await holds(prometheus, firing, timeout=90)
+                [alert] = [a for a in prometheus.api("/api/v1/alerts")["alerts"] if a["state"] == "firing"]
+                assert alert["labels"] == {
+                    "alertname": "TournamentStalled", "severity": "page", "cluster": "local", "job": "tablestorm",
+                    "instance": stack.target, "role": "tournament_server", "tournament": "stall",
+                }
+                assert float(alert["value"]) > 30 * STALL_CLOCK_S
+                assert "a table of tournament stall has finished no hand for" in alert["annotations"]["summary"]
+                await stub.Pause(request, metadata=operator())
+                await holds(prometheus, f"absent({firing})")
+                await holds(prometheus, 'tablestorm_tournament_last_hand_age_seconds{tournament="stall"} == 0')
             finally:
-                prometheus.stop()
-            checked.assert_every_panel_returned()
-            assert checked.peak("Tournaments by status") == played  # finished, at the end
-            assert checked.peak("Players left", ref="B") == ENTRANTS  # entries
-            assert checked.peak("Tables") >= 2  # two at the bubble
-            assert checked.peak("Level") >= 2
-            assert 0 < checked.peak("Time left in the level") <= STRUCTURE.levels[0].duration_s
-            assert checked.peak("Hand-for-hand") == 1  # TOURN-5, seen by Prometheus
-            assert checked.peak("Eliminations per minute") > 0
-            assert checked.peak("Clock decisions per hand") > 0  # the absent player's first turn
-            assert 0 <= checked.peak("Longest wait for a hand, in clocks") < generator().STALL_CLOCKS
-            stop(tournaments)
-        stop(a)
-        stop(b)
+                frozen.send_signal(signal.SIGCONT)
+            for task in watching:
+                task.cancel()
+            await asyncio.gather(*watching, return_exceptions=True)
+            await channels.close()
