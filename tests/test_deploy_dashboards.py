@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import pytest
 import yaml
-from test_load import ray_local  # noqa: F401  (the fixture: one loopback-only local Ray per module)
 from test_runtime_metrics import catalogue
 from test_table_service import run_async
 from test_tournament_serve import process, stop
