@@ -424,11 +424,18 @@ class LiveTournament:
                 if placement.client.endpoint == endpoint:
                     self._push(self._lost(table_id, placement.epoch))
             return
-        for client, wire_id in [t for t in self._abandoned if t[0].endpoint == endpoint]:
-            self._abandoned.remove((client, wire_id))
-            task = self._loop.create_task(self._close_stale(client, wire_id))
-            self._cleanups.add(task)
-            task.add_done_callback(self._cleanups.discard)
+        stale = [t for t in self._abandoned if t[0].endpoint == endpoint]
+        for abandoned in stale:
+            self._abandoned.remove(abandoned)
+        task = self._loop.create_task(self._server_back(stale))
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    async def _server_back(self, stale: list[tuple[RemoteTables, str]]) -> None:
+        """A server is up again: close the stale copies of the tables abandoned there, and only
+        then rebuild the tables no server took. In the other order a table's rebuild on that server
+        meets its own stale copy (ALREADY_EXISTS) and, with no other server, stays unplaced for good."""
+        await asyncio.gather(*(self._close_stale(client, wire_id) for client, wire_id in stale))
         for table_id in list(self._unplaced):
             self._push(self._lost(table_id, None))
 
