@@ -24,7 +24,7 @@ from .resources import example_scenarios
 from .scenario import Scenario, from_mapping, read
 from .thresholds import parse as parse_threshold
 
-__all__ = ["LoadArgs", "check"]
+__all__ = ["LoadArgs", "check", "writable"]
 
 OVERRIDES: Final = (
     ("duration", "--duration", "duration_s"),
@@ -53,8 +53,8 @@ def check(args: argparse.Namespace) -> LoadArgs:
     """The run ``args`` asks for; :class:`InputError` naming the flag (or the field) when it cannot work."""
     scenario = _scenario(args)
     chaos = _chaos(args.chaos, scenario)
-    out = _writable(Path(args.out), "--out", directory=True)
-    junit = None if args.junit is None else _writable(Path(args.junit), "--junit", directory=False)
+    out = writable(Path(args.out), "--out", directory=True)
+    junit = None if args.junit is None else writable(Path(args.junit), "--junit", directory=False)
     address = None if args.address is None else check_address(args.address)
     return LoadArgs(scenario, chaos, out, junit, address, args.prometheus)
 
@@ -120,7 +120,7 @@ def _chaos(texts: list[str], scenario: Scenario) -> tuple[ChaosEvent, ...]:
     return tuple(events)
 
 
-def _writable(path: Path, flag: str, *, directory: bool) -> Path:
+def writable(path: Path, flag: str, *, directory: bool) -> Path:
     """``path`` can be written (as a directory or a file) once the run ends; nothing created yet."""
     if directory and path.exists() and not path.is_dir():
         raise InputError(f"{flag}: {path} exists and is not a directory")

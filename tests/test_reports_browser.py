@@ -22,8 +22,14 @@ from matplotlib import image
 from test_capacity import _capacity, _step
 from test_report import constructed_run, summary_of
 
+from services.tournament import load_structure
 from sim.capacity.report import render_capacity_html
+from sim.distributions import Distribution
 from sim.report import write_report
+from sim.reporting.meta import run_metadata
+from sim.tournament.accelerated import AcceleratedTournament
+from sim.tournament.outputs import tournament_document, write_outputs
+from sim.tournament.profiles import PlayerProfile
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT = 90.0
@@ -51,9 +57,19 @@ def _capacity_report(out: Path) -> Path:
     return path
 
 
+def _tournament_report(out: Path) -> Path:
+    """A real accelerated tournament of the fast test structure (30 entrants, late entries)."""
+    structure = load_structure("sim/tournaments/fast-test.yaml")
+    result = AcceleratedTournament(structure, entrants=30, seed=3, profiles=[PlayerProfile(think=Distribution())]).run()
+    document = tournament_document(result, mode="accelerated", finished=True, interrupted=False,
+                                   run=run_metadata(["tablestorm", "tournament"], 0.0))
+    return write_outputs(out, document)["html"]
+
+
 REPORTS: dict[str, Callable[[Path], Path]] = {
     "load": _load_report,
     "capacity": _capacity_report,
+    "tournament": _tournament_report,
 }
 """Each kind of report and how to build one from constructed data (the commands' own code)."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 from collections.abc import Callable, Iterable
 
@@ -66,6 +67,31 @@ class Fleet:
             )
         return strategy
 
+    def bot(
+        self,
+        assignment: Assignment,
+        *,
+        strategy: Strategy | None = None,
+        rng: random.Random | None = None,
+        on_turn: Callable[[], None] | None = None,
+    ) -> Bot:
+        """A bot of this fleet (its channels, stats, counters and the kind's shared strategy), not
+        started: :meth:`add` starts and keeps its own; a tournament player starts one per seat it
+        is given (``rng`` and ``on_turn``: see :class:`Bot`)."""
+        return Bot(
+            assignment,
+            pool=self._pool,
+            stats=self.stats,
+            tally=self.tally,
+            start=self.start,
+            config=self.config,
+            resolve=self._resolve,
+            strategy=strategy or self._strategy(assignment.bot_kind),
+            leave_gate=self._leave_gate,
+            rng=rng,
+            on_turn=on_turn,
+        )
+
     async def add(self, assignments: Iterable[Assignment]) -> list[Bot]:
         """Seat and connect a bot per assignment; returns those that joined (failures are
         counted in ``stats`` by status name). An unknown bot kind raises before anyone sits."""
@@ -74,17 +100,7 @@ class Fleet:
         gate = asyncio.Semaphore(self._join_concurrency)
 
         async def join(assignment: Assignment, strategy: Strategy) -> Bot | None:
-            bot = Bot(
-                assignment,
-                pool=self._pool,
-                stats=self.stats,
-                tally=self.tally,
-                start=self.start,
-                config=self.config,
-                resolve=self._resolve,
-                strategy=strategy,
-                leave_gate=self._leave_gate,
-            )
+            bot = self.bot(assignment, strategy=strategy)
             async with gate:
                 return bot if await bot.start() else None
 

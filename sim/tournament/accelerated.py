@@ -11,7 +11,8 @@ with the live bots' strategies on the View a live client would have built
 decisions are the live ones.
 
 Reproducible from the root seed: cards from the engine's seeded shuffler ``(seed, table id, hand
-number)``, each player's decisions and think times from their own ``random.Random``
+number)`` with the table service's id of the table (``convert.wire_table_id``: what a live run's
+tables shuffle with), each player's decisions and think times from their own ``random.Random``
 (:func:`.profiles.player_seed`), the director's draws from its own seed, and the driver's own
 choices (late arrival times, which table a fault hits) from a fourth stream.
 
@@ -31,6 +32,7 @@ from services.engine import Action, ActionKind, Hand, Stakes
 from services.engine.tournament_table import TournamentTable
 from services.tournament import commands as cmd
 from services.tournament import events as ev
+from services.tournament.convert import wire_table_id
 from services.tournament.director import Director, DirectorError
 from services.tournament.structure import TournamentStructure
 from sim.bots.strategies import Strategy, strategy_for
@@ -162,7 +164,7 @@ class AcceleratedTournament:
             if kind == _END:
                 table = self._tables.get(key)
                 if table is not None and table.epoch == epoch:
-                    self._hand_over(table)
+                    self._hand_over(key, table)
             elif kind == _ARRIVE:
                 self._register(key)
             else:
@@ -218,9 +220,9 @@ class AcceleratedTournament:
             elif type(command) is cmd.SetAway:
                 self._tables[command.table_id].table.set_away(command.seat, command.away)
             elif type(command) is cmd.OpenTable:
-                table = TournamentTable(
-                    command.table_id, command.options, seed=self.seed, hand_number=command.hand_number,
-                    keep_history=False,
+                table = TournamentTable(  # the live table's id: its shuffles are the live ones (TABLE-2)
+                    wire_table_id(command.table_id), command.options, seed=self.seed,
+                    hand_number=command.hand_number, keep_history=False,
                 )
                 self._order += 1
                 self._tables[command.table_id] = _Table(table, self._order)
@@ -305,7 +307,7 @@ class AcceleratedTournament:
         elapsed += self.dealing.cards_time(hand.events)
         self._push(self._now + elapsed, _END, table_id, state.epoch)
 
-    def _hand_over(self, state: _Table) -> None:
+    def _hand_over(self, table_id: str, state: _Table) -> None:
         """The hand's time is up: players the clock marked away come back (as a live bot asks to as
         soon as it sees itself away), then the director takes the result."""
         table = state.table
@@ -315,7 +317,7 @@ class AcceleratedTournament:
             occupant = table.seats[seat - 1]
             if occupant is not None and occupant.away:
                 self._execute(self.director.set_away(self._by_entry[occupant.player_id].player_id, False, self._now))
-        result = table.result()
+        result = table.result()._replace(table_id=table_id)
         if not result.voided:
             self.hands += 1
         self._execute(self.director.hand_finished(result, self._now))

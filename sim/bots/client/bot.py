@@ -25,7 +25,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Final, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
@@ -89,6 +89,7 @@ class Bot:
         "_tally",
         "_token",
         "_tracker",
+        "_turn_hook",
         "_welcomed",
         "kind",
         "player_id",
@@ -111,11 +112,16 @@ class Bot:
         resolve: Resolver | None = None,
         strategy: Strategy | None = None,
         leave_gate: asyncio.Semaphore | None = None,
+        rng: random.Random | None = None,
+        on_turn: Callable[[], None] | None = None,
     ) -> None:
         """``start`` is the run's start in Unix seconds (stats times are seconds since it);
         ``strategy`` lets bots of a kind share one instance (strategies hold no seat state);
         ``leave_gate`` bounds the calls in flight of the leaving bots that share it (see
-        :meth:`_leave`; alone, a bot makes one at a time anyway)."""
+        :meth:`_leave`; alone, a bot makes one at a time anyway); ``rng`` is the player's own when
+        one player plays several seats in turn (a tournament's moves: one stream of decisions, as
+        the accelerated driver draws them), else ``random.Random(assignment.seed)``; ``on_turn``
+        is called on each of the bot's turns as it opens (what a move's latency is measured to)."""
         config = config or BotConfig()
         self.table_id = assignment.table_id
         self.seat = assignment.seat
@@ -125,7 +131,8 @@ class Bot:
         self.strategy = strategy or strategy_for(
             self.kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
         )
-        self.rng = random.Random(assignment.seed)
+        self.rng = random.Random(assignment.seed) if rng is None else rng
+        self._turn_hook = on_turn
         self._pool = pool
         self._client: TableClient = pool.acquire(assignment.endpoint)
         self._stats = stats
@@ -135,7 +142,7 @@ class Bot:
         self._resolve = resolve
         self._leave_gate = leave_gate or asyncio.Semaphore(1)
         self._token = assignment.seat_token or ""
-        self._lifecycle = Lifecycle()
+        self._lifecycle = Lifecycle(removable=config.tournament)
         self._referee = Referee(self.seat, takeover=assignment.seat_token is not None)
         self._tracker = HandTracker(self.seat, needs_board=self.strategy.needs_board)
         self._call: PlayCall | None = None
@@ -330,7 +337,8 @@ class Bot:
 
     def _chore(self, what: str) -> None:
         """Run :meth:`_unary_chore` in the background (it must not hold up the stream), once at a time."""
-        if what in self._busy or self._lifecycle.leaving or (what == "rebuy" and not self._config.rebuy):
+        rebuys = self._config.rebuy and not self._config.tournament
+        if what in self._busy or self._lifecycle.leaving or (what == "rebuy" and not rebuys):
             return
         self._busy.add(what)
 
@@ -511,6 +519,8 @@ class Bot:
         turn = self._referee.turn
         assert turn is not None
         self._cancel_think()
+        if self._turn_hook is not None:
+            self._turn_hook()
         if self._lifecycle.leaving:
             self._leave_turn()
             return

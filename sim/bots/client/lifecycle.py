@@ -8,6 +8,7 @@
        |                   +<---------------------------------------------------------- +
        +-- any of those --stop--> LEAVING --stood up--> STOOD_UP --+--> STOPPED
        +-- any of those --failure no reconnect cures--> GAVE_UP ---+
+       +-- a tournament seat's stream ended OK by the table --> REMOVED --+
 
 A bot in LEAVING answers its turns by checking or folding and stands up once out of the hand; the
 stop ends in STOPPED whether or not it stood up. What the stream loop does after a stream ended is
@@ -39,6 +40,9 @@ class Phase(enum.Enum):
     """Cashed out: the seat token is dead."""
     GAVE_UP = "gave_up"
     """Its stream failed in a way a reconnect cannot cure; the seat stays at the table."""
+    REMOVED = "removed"
+    """A tournament seat whose stream the table ended OK: the director took the player off (moved,
+    or out); the seat is gone, and the player's next seat is another bot's."""
     STOPPED = "stopped"
     """Done: no stream, no calls."""
 
@@ -74,10 +78,12 @@ class Next(enum.Enum):
 class Lifecycle:
     """The phase of one bot, changed only by its methods (one per thing that happens)."""
 
-    __slots__ = ("phase",)
+    __slots__ = ("_removable", "phase")
 
-    def __init__(self) -> None:
+    def __init__(self, *, removable: bool = False) -> None:
+        """``removable``: a tournament seat, which a stream ended OK by the table ends for good."""
         self.phase = Phase.JOINING
+        self._removable = removable
 
     @property
     def active(self) -> bool:
@@ -114,6 +120,9 @@ class Lifecycle:
         if code in GIVE_UP:
             self.phase = Phase.GAVE_UP
             return Next.GIVE_UP, True
+        if code is grpc.StatusCode.OK and self._removable:
+            self.phase = Phase.REMOVED
+            return Next.DONE, False
         if phase is not Phase.JOINING:
             self.phase = Phase.RESUMING
         return Next.RETRY, code is not grpc.StatusCode.OK
