@@ -42,6 +42,9 @@ class LobbyLimits:
     """Entries of a tournament without max_entrants."""
     drain_seconds: float = 10.0
     """At shutdown, how long running hands may take to finish before their tables close."""
+    hand_pause_s: float = 0.0
+    """Seconds a table waits before each hand it is told to deal (an online room's pot push and
+    shuffle, what the accelerated driver's dealing model counts); 0: at once."""
 
 
 @contextmanager
@@ -99,6 +102,7 @@ class TournamentLobby:
             table_seed=seed,
             servers=self.servers,
             metrics=self.metrics,
+            hand_pause_s=self.limits.hand_pause_s,
         )
         self._tournaments[tournament_id] = live
         self._tokens[tournament_id] = PlayerTokens()

@@ -37,7 +37,15 @@ from services.tournament.director import Director, DirectorError
 from services.tournament.structure import TournamentStructure
 from sim.bots.strategies import Strategy, strategy_for
 
-from .profiles import DEFAULT_PROFILES, ONLINE_DEALING, DealingModel, PlayerProfile, assign_profiles, player_seed
+from .profiles import (
+    DEFAULT_PROFILES,
+    ONLINE_DEALING,
+    DealingModel,
+    PlayerProfile,
+    assign_profiles,
+    driver_rng,
+    player_seed,
+)
 from .summary import TournamentResult, summarize
 from .view import engine_action, view_of
 
@@ -99,7 +107,7 @@ class AcceleratedTournament:
         self.check_chips = check_chips
         self._observe = observe
         self.director = Director(structure, seed=seed, tournament_id=tournament_id)
-        self._rng = random.Random(f"tablestorm/driver|{seed}")
+        self._rng = driver_rng(seed)
         total = entrants + late_entrants
         chosen = assign_profiles(total, profiles, self._rng)
         strategies = {p.kind: strategy_for(p.kind) for p in chosen}
