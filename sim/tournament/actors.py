@@ -163,13 +163,15 @@ class PlayerFleetActor:
         return sum(1 for task in self._tasks if not task.done())
 
     async def collect(self) -> dict[str, Any]:
-        """What the players saw: each one's seats and first turns, move latencies, errors."""
+        """What the players saw: each one's first seat and first turn there, move latencies, the
+        bots' errors (their Play streams and table calls, by status) and the players' own (Watch,
+        re-entries, add-ons)."""
         assert self._fleet is not None, "start() first"
         fleet = self._fleet
-        errors = fleet.stats.errors
+        calls: dict[str, int] = {}
         for player in self.players:
             for code, count in player.record.errors.items():
-                errors[code] = errors.get(code, 0) + count
+                calls[code] = calls.get(code, 0) + count
         return {
             "first_seats": [
                 (p.record.seats[0].table_id, p.record.first_turns.get(p.record.seats[0].seat_token))
@@ -179,7 +181,8 @@ class PlayerFleetActor:
             "seats": sum(len(p.record.seats) for p in self.players),
             "reentries": sum(p.record.reentries for p in self.players),
             "add_ons": sum(p.record.add_ons for p in self.players),
-            "errors": errors,
+            "errors": fleet.stats.errors,
+            "call_errors": calls,
             "violations": list(fleet.tally.violations),
         }
 

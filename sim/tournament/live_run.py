@@ -186,9 +186,11 @@ class LiveTournamentRun:
         reports = self.deployment.broadcast(self.fleets, "collect")
         moves = [x for r in reports for x in r["move_latencies"]]
         errors: dict[str, int] = {}
+        calls: dict[str, int] = {}
         for report in reports:
-            for code, count in report["errors"].items():
-                errors[code] = errors.get(code, 0) + count
+            for into, key in ((errors, "errors"), (calls, "call_errors")):
+                for code, count in report[key].items():
+                    into[code] = into.get(code, 0) + count
         started = outcome["started_at"]
         first: dict[str, float] = {}
         for table_id, at in (pair for r in reports for pair in r["first_seats"]):
@@ -211,6 +213,7 @@ class LiveTournamentRun:
             },
             "seats_assigned": sum(r["seats"] for r in reports),
             "errors": errors,
+            "call_errors": calls,
             "protocol_violations": sum(len(r["violations"]) for r in reports),
             "violations": [v for r in reports for v in r["violations"]][:20],
         }
