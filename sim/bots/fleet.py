@@ -49,7 +49,8 @@ class Fleet:
         self.tally = Tally()
         self._resolve = resolve
         self._pool = ChannelPool(streams_per_channel)
-        self._join_concurrency = join_concurrency
+        self._join_gate = asyncio.Semaphore(join_concurrency)
+        """Bots starting at once (their Hello to Welcome), over every ``add`` and :meth:`join`."""
         self._leave_gate = asyncio.Semaphore(leave_concurrency)
         self._bots: list[Bot] = []
         """Oldest first; stopped bots are dropped."""
@@ -92,17 +93,20 @@ class Fleet:
             on_turn=on_turn,
         )
 
+    async def join(self, bot: Bot) -> bool:
+        """Start ``bot`` through the fleet's join gate; returns whether it plays (see :meth:`Bot.start`)."""
+        async with self._join_gate:
+            return await bot.start()
+
     async def add(self, assignments: Iterable[Assignment]) -> list[Bot]:
         """Seat and connect a bot per assignment; returns those that joined (failures are
         counted in ``stats`` by status name). An unknown bot kind raises before anyone sits."""
         todo = list(assignments)
         strategies = [self._strategy(a.bot_kind) for a in todo]
-        gate = asyncio.Semaphore(self._join_concurrency)
 
         async def join(assignment: Assignment, strategy: Strategy) -> Bot | None:
             bot = self.bot(assignment, strategy=strategy)
-            async with gate:
-                return bot if await bot.start() else None
+            return bot if await self.join(bot) else None
 
         joined = [bot for bot in await asyncio.gather(*map(join, todo, strategies)) if bot is not None]
         self._bots.extend(joined)

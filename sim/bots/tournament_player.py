@@ -7,7 +7,9 @@ fleet per seat. When the director moves the player (TOURN-3, TOURN-4) or it is o
 the old seat's stream OK, which ends that bot (:attr:`~sim.bots.client.Phase.REMOVED`: a normal
 end, not a failure); the next ``SeatAssigned`` starts a new bot. A table rebuilt after a fault
 (TOURN-11) comes as a new ``SeatAssigned`` too, while the old seat's stream may still be retrying
-a dead server: a new seat ends every older bot.
+a dead server: a new seat ends every older bot. A Watch stream refused in a burst or cut is
+resumed after the last event seen; a seat whose bot could not start (its Welcome late in a burst)
+is tried again, as a player reconnects.
 
 The player decides from one ``random.Random`` of its own across all its seats, seeded as the
 accelerated driver seeds it (``sim.tournament.profiles.player_seed``), so that both drivers
@@ -48,6 +50,10 @@ log = logging.getLogger(__name__)
 
 PLAYER_METADATA_KEY = "x-player-token"
 """The tournament service's player token header (``services.tournament.auth``)."""
+RESUMABLE = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE})
+"""Watch failures resumed after the last event seen: refused in a burst, or the connection cut."""
+SEAT_STARTS = 3
+"""Tries to start a seat's bot before the seat is left to the table (away, TOURN-7)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +104,12 @@ class TournamentPlayer:
         self._token = ""
         self._entry_id = ""
         self._bots: list[Bot] = []
+        self._seating: asyncio.Task[None] | None = None
+        """Starting the bot of the newest seat (retried after a failed start)."""
+        self._tokens: set[str] = set()
+        """The seat tokens given so far (a resumed Watch replays SeatAssigned events)."""
+        self._jitter = random.Random(f"tablestorm/backoff|{entrant.seed}")
+        """Backoff jitter: its own stream, so retries never shift the player's decisions."""
         self._moved_at: float | None = None
         """When the last ``Moved`` of this player came, until its new seat's first turn."""
 
@@ -116,22 +128,43 @@ class TournamentPlayer:
         self._token, self._entry_id = reply.player_token, reply.entry_id
         return int(reply.tournament.last_seq)
 
-    async def play(self, resume_after: int | None = None) -> None:
-        """Follow the tournament (after event ``resume_after``; None: from the first) until its stream
-        ends, playing every seat given; then stop this player's bots."""
-        request = tpb.WatchRequest(tournament_id=self.tournament_id, player_id=self.entrant.player_id)
-        if resume_after is not None:
-            request.resume_after_seq = resume_after
+    async def play(self, resume_after: int | None = None, gate: asyncio.Semaphore | None = None) -> None:
+        """Follow the tournament (after event ``resume_after``; None: from the first) until its
+        stream ends OK (the tournament finished), playing every seat given; then stop this
+        player's bots. ``gate`` bounds the Watch calls a fleet opens at once: a server refuses
+        calls beyond about a thousand it has not handed to its handlers (CANCELLED). A stream
+        that fails so, or is cut (UNAVAILABLE), is resumed after the last event seen, with
+        backoff; seats seen again are known by their token."""
+        last = resume_after
+        backoff, most = self._fleet.config.backoff
         try:
-            async for event in self._stub.Watch(request, metadata=self._metadata()):
-                await self._on_event(event)
-        except grpc.aio.AioRpcError as exc:
-            self.record.error(exc.code())
+            while True:
+                request = tpb.WatchRequest(tournament_id=self.tournament_id, player_id=self.entrant.player_id)
+                if last is not None:
+                    request.resume_after_seq = last
+                call = self._stub.Watch(request, metadata=self._metadata())
+                try:
+                    async with gate or contextlib.nullcontext():
+                        await call.wait_for_connection()
+                    async for event in call:
+                        last = event.seq
+                        await self._on_event(event)
+                    return
+                except grpc.aio.AioRpcError as exc:
+                    self.record.error(exc.code())
+                    if exc.code() not in RESUMABLE:
+                        return
+                await asyncio.sleep(backoff * self._jitter.uniform(0.5, 1.0))
+                backoff = min(2 * backoff, most)
         finally:
             await self.stop()
 
     async def stop(self) -> None:
         """Stop every bot of this player (their seats stay: the director owns them)."""
+        if self._seating is not None:
+            self._seating.cancel()
+            await asyncio.gather(self._seating, return_exceptions=True)
+            self._seating = None
         bots, self._bots = self._bots, []
         await asyncio.gather(*(bot.stop(stand_up=False) for bot in bots))
 
@@ -168,16 +201,23 @@ class TournamentPlayer:
 
     async def _take_seat(self, seat: tpb.SeatAssigned) -> None:
         """A new seat ends the older ones (moved, out, or a table rebuilt elsewhere)."""
+        if seat.seat_token in self._tokens:
+            return  # replayed by a resumed Watch: played already
+        self._tokens.add(seat.seat_token)
         self.record.seats.append(seat)
         await self.stop()
+        moved_at, self._moved_at = self._moved_at, None
+        self._seating = asyncio.ensure_future(self._seat(seat, moved_at))
+
+    async def _seat(self, seat: tpb.SeatAssigned, moved_at: float | None) -> None:
+        """Start a bot on ``seat``, again after a failed start (its Welcome late in a burst): the
+        seat is the player's until the director removes it or another one comes."""
         entrant = self.entrant
         assignment = Assignment(
             endpoint=seat.endpoint, table_id=seat.table_id, seat=seat.seat, player_id=seat.entry_id,
             bot_kind=entrant.bot_kind, think=entrant.think, seed=entrant.seed, seat_token=seat.seat_token,
         )
         token = seat.seat_token
-        moved_at = self._moved_at
-        self._moved_at = None
 
         def on_turn() -> None:
             if token in self.record.first_turns:
@@ -187,7 +227,12 @@ class TournamentPlayer:
             if moved_at is not None:
                 self.record.move_latencies.append(now - moved_at)
 
-        bot = self._fleet.bot(assignment, rng=self.rng, on_turn=on_turn)
-        self._bots.append(bot)
-        with contextlib.suppress(asyncio.CancelledError):
-            await bot.start()  # a failure is counted in the fleet's stats by status name
+        backoff, most = self._fleet.config.backoff
+        for _attempt in range(SEAT_STARTS):
+            bot = self._fleet.bot(assignment, rng=self.rng, on_turn=on_turn)
+            self._bots.append(bot)
+            if await self._fleet.join(bot):  # a failure is counted in the fleet's stats by status name
+                return
+            self._bots.remove(bot)
+            await asyncio.sleep(backoff * self._jitter.uniform(0.5, 1.0))
+            backoff = min(2 * backoff, most)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
     from services.table.proto_gen.tournament_pb2_grpc import TournamentServiceAsyncStub
 
 __all__ = ["PlayerFleetActor", "TournamentActor"]
+
+WATCH_OPENING = 50
+"""Watch calls a fleet opens at once (a server queues about a thousand calls it has not handed on)."""
 
 
 @ray.remote(num_cpus=0, max_restarts=0)
@@ -155,7 +159,8 @@ class PlayerFleetActor:
     async def play(self, resume_after: int | None) -> int:
         """Every player follows the tournament from after ``resume_after`` (None: the first event)
         and plays its seats, in the background; returns how many."""
-        self._tasks = [asyncio.ensure_future(p.play(resume_after)) for p in self.players]
+        gate = asyncio.Semaphore(WATCH_OPENING)
+        self._tasks = [asyncio.ensure_future(p.play(resume_after, gate)) for p in self.players]
         return len(self._tasks)
 
     async def playing(self) -> int:
@@ -179,8 +184,12 @@ class PlayerFleetActor:
             ],
             "move_latencies": [x for p in self.players for x in p.record.move_latencies],
             "seats": sum(len(p.record.seats) for p in self.players),
+            "seats_by_endpoint": dict(Counter(seat.endpoint for p in self.players for seat in p.record.seats)),
             "reentries": sum(p.record.reentries for p in self.players),
             "add_ons": sum(p.record.add_ons for p in self.players),
+            "actions": fleet.stats.actions,
+            "timeouts": fleet.stats.timeouts,
+            "late_actions": fleet.tally.late_actions,
             "errors": fleet.stats.errors,
             "call_errors": calls,
             "violations": list(fleet.tally.violations),

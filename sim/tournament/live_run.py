@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 from sim import cluster
 from sim.bots.tournament_player import Entrant
-from sim.deployment import CALL_TIMEOUT, START_TIMEOUT, Deployment, remote, within
+from sim.deployment import CALL_TIMEOUT, START_TIMEOUT, ActorInfo, Deployment, remote, within
 from sim.interruption import Abort, Interruption
 
 from .command import TOURNAMENT_ID, TournamentArgs
@@ -89,7 +89,8 @@ class LiveTournamentRun:
         self.tournament: Any = None
         self.fleets: dict[str, Any] = {}
         self.hosts_killed: list[dict[str, Any]] = []
-        self.started_at: float | None = None
+        self._host_info: dict[str, ActorInfo] = {}
+        """Every table host started, by id (a killed one's stays)."""
 
     # ----------------------------------------------------------------- the run
 
@@ -109,6 +110,7 @@ class LiveTournamentRun:
 
         ray, request, deployment = self.ray, self.request, self.deployment
         hosts = deployment.start_hosts(request.hosts)
+        self._host_info = {h: deployment.info[h] for h in hosts}
         endpoints = [deployment.info[h].endpoint for h in hosts]
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         self.tournament = remote(TournamentActor).options(scheduling_strategy=here).remote(
@@ -212,6 +214,10 @@ class LiveTournamentRun:
                 "max": None if not moves else 1000 * max(moves),
             },
             "seats_assigned": sum(r["seats"] for r in reports),
+            "actions": sum(r["actions"] for r in reports),
+            "timeouts": sum(r["timeouts"] for r in reports),
+            "late_actions": sum(r["late_actions"] for r in reports),
+            "seats_by_node": self._seats_by_node(reports),
             "errors": errors,
             "call_errors": calls,
             "protocol_violations": sum(len(r["violations"]) for r in reports),
@@ -219,6 +225,16 @@ class LiveTournamentRun:
         }
         return tournament_document(outcome["summary"], mode="live", finished=outcome["finished"],
                                    interrupted=interrupted, run=self.run_meta, live=live)
+
+    def _seats_by_node(self, reports: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """Seats assigned at each Ray node's table hosts (the killed ones' included)."""
+        nodes = {info.endpoint: info.node_id for info in self._host_info.values()}
+        counts: dict[str, int] = {}
+        for report in reports:
+            for endpoint, count in report["seats_by_endpoint"].items():
+                node = nodes.get(endpoint, "unknown")
+                counts[node] = counts.get(node, 0) + count
+        return counts
 
     def _teardown(self) -> None:
         deployment = self.deployment

@@ -180,7 +180,8 @@ class Bot:
         """Sit down (unless given a token), open the stream and wait for its Welcome.
 
         Returns whether the bot is playing; a failure is counted by status name and leaves
-        nothing behind but, if SitDown succeeded, the seat (its chips count as bought).
+        nothing behind but, if SitDown succeeded, the seat (its chips count as bought; a tournament
+        seat stays the director's, nobody stands it up).
         """
         config = self._config
         if not self._token:
@@ -203,7 +204,7 @@ class Bot:
         welcomed.cancel()
         if not done:  # otherwise the stream's failure was counted already
             self._error(grpc.StatusCode.DEADLINE_EXCEEDED)
-        await self.stop(stand_up=True)
+        await self.stop(stand_up=not self._config.tournament)  # a tournament seat is the director's
         return False
 
     async def stop(self, stand_up: bool = True) -> int:
