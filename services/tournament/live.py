@@ -64,6 +64,15 @@ WAKE_MARGIN_S = 0.001
 """A level change is run this long after it is due: the loop may fire a timer a tick early."""
 
 
+def _about(event: ev.TournamentEvent) -> str:
+    """The player whose entry a public event is of ("" for the tournament's own events)."""
+    player = getattr(event, "player_id", None)
+    if isinstance(player, str):
+        return player
+    entry = getattr(event, "entry_id", None)
+    return entry.rpartition("#")[0] if isinstance(entry, str) else ""
+
+
 class TournamentHalted(Exception):
     """The tournament stopped: the server is shutting down, or a bug was found (logged)."""
 
@@ -269,7 +278,7 @@ class LiveTournament:
                 metrics.eliminations.labels(game).inc()
             elif kind is ev.HandVoided:
                 metrics.hands_voided.labels(game).inc()
-            self.feed.publish(convert.event_to_proto(event))
+            self.feed.publish(convert.event_to_proto(event), _about(event))
         self._seen = len(events)
 
     def _update(self) -> None:

@@ -1,7 +1,8 @@
 """A tournament player: one entrant, from its registration to its last seat.
 
 A :class:`TournamentPlayer` registers with the tournament service (its player id and its standing
-auto-rebuy choice, TOURN-10), follows its own Watch stream with its token, and plays every seat a
+auto-rebuy choice, TOURN-10), follows its own Watch stream with its token (``own_only``: its own
+events and the tournament's, not every other player's), and plays every seat a
 ``SeatAssigned`` gives it over ``TableService.Play``, with a :class:`~sim.bots.client.Bot` of its
 fleet per seat. When the director moves the player (TOURN-3, TOURN-4) or it is out, the table ends
 the old seat's stream OK, which ends that bot (:attr:`~sim.bots.client.Phase.REMOVED`: a normal
@@ -139,7 +140,9 @@ class TournamentPlayer:
         backoff, most = self._fleet.config.backoff
         try:
             while True:
-                request = tpb.WatchRequest(tournament_id=self.tournament_id, player_id=self.entrant.player_id)
+                request = tpb.WatchRequest(
+                    tournament_id=self.tournament_id, player_id=self.entrant.player_id, own_only=True
+                )
                 if last is not None:
                     request.resume_after_seq = last
                 call = self._stub.Watch(request, metadata=self._metadata())
