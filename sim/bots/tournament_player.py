@@ -51,8 +51,9 @@ log = logging.getLogger(__name__)
 
 PLAYER_METADATA_KEY = "x-player-token"
 """The tournament service's player token header (``services.tournament.auth``)."""
-RESUMABLE = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE})
-"""Watch failures resumed after the last event seen: refused in a burst, or the connection cut."""
+RESUMABLE = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+"""Watch failures resumed after the last event seen: refused in a burst, the connection cut, or
+the server too slow to take the call."""
 SEAT_STARTS = 3
 """Tries to start a seat's bot before the seat is left to the table (away, TOURN-7)."""
 
@@ -234,7 +235,7 @@ class TournamentPlayer:
         for _attempt in range(SEAT_STARTS):
             bot = self._fleet.bot(assignment, rng=self.rng, on_turn=on_turn)
             self._bots.append(bot)
-            if await self._fleet.join(bot):  # a failure is counted in the fleet's stats by status name
+            if await self._fleet.join(bot) or bot.removed:  # a failure is counted in the fleet's stats
                 return
             self._bots.remove(bot)
             await asyncio.sleep(backoff * self._jitter.uniform(0.5, 1.0))

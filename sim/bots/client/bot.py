@@ -162,6 +162,11 @@ class Bot:
         return self._client.endpoint
 
     @property
+    def removed(self) -> bool:
+        """A tournament seat the director took away (the player moved or out): it is not coming back."""
+        return self._lifecycle.removed
+
+    @property
     def running(self) -> bool:
         """Started and neither stopped nor given up."""
         return self._run_task is not None and not self._run_task.done() and self._lifecycle.active
