@@ -41,6 +41,8 @@ __all__ = ["LiveTournamentRun", "entrants_of", "run_live"]
 
 POLL_S = 1.0
 """Seconds between the driver's looks at the tournament (the live view, chaos, the end)."""
+REGISTER_S = 1.0
+"""Seconds one registration may take, at most, on top of START_TIMEOUT for a fleet's (one after another)."""
 
 
 def entrants_of(request: TournamentArgs) -> list[Entrant]:
@@ -89,6 +91,10 @@ class LiveTournamentRun:
         self.tournament: Any = None
         self.fleets: dict[str, Any] = {}
         self.hosts_killed: list[dict[str, Any]] = []
+        self._players: dict[str, int] = {}
+        """Players of each fleet."""
+        self.registration_s: float | None = None
+        """Seconds the players took to register, one after the other."""
         self._host_info: dict[str, ActorInfo] = {}
         """Every table host started, by id (a killed one's stays)."""
 
@@ -122,6 +128,7 @@ class LiveTournamentRun:
         for k, block in enumerate(_blocks(entrants_of(request), request.fleets)):
             fleet_id = f"players-{k}"
             strategy = placement.strategy([*deployment.running, *self.fleets])
+            self._players[fleet_id] = len(block)
             self.fleets[fleet_id] = remote(PlayerFleetActor).options(scheduling_strategy=strategy).remote(
                 endpoint, TOURNAMENT_ID, block, config
             )
@@ -136,8 +143,11 @@ class LiveTournamentRun:
         last = 0
         with self.interruption.installed() as interruption:
             try:
+                began = time.monotonic()
                 for fleet_id, fleet in self.fleets.items():  # in turn: the registration order is p1..pN
-                    last = within(ray, fleet.register.remote(), START_TIMEOUT, f"player fleet {fleet_id} registering")
+                    bound = START_TIMEOUT + REGISTER_S * self._players[fleet_id]
+                    last = within(ray, fleet.register.remote(), bound, f"player fleet {fleet_id} registering")
+                self.registration_s = time.monotonic() - began
                 status = within(ray, tournament.status.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
                 # A sit-and-go started at its last registration: its players follow it from the first event;
                 # an MTT's players skip the registrations, which they need not read a thousand times each.
@@ -206,6 +216,7 @@ class LiveTournamentRun:
             "tables_lost": outcome["tables_lost"],
             "hands_voided": outcome["hands_voided"],
             "halted": outcome["halted"],
+            "registration_s": self.registration_s,
             "start_burst_s": None if started is None or not first else max(first.values()) - started,
             "move_latency_ms": {
                 "count": len(moves),
