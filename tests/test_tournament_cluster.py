@@ -22,7 +22,7 @@ from test_tournament_live import assert_complete
 from sim import cluster
 from sim.cli import main
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parent.parent
 MTT = str(ROOT / "sim/tournaments/stud-mtt-fast.yaml")

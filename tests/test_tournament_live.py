@@ -93,6 +93,7 @@ def test_a_sit_and_go_live_is_the_accelerated_one(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_a_live_mtt_survives_a_killed_host_with_every_chip(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
     """TOURN-11: 60 entrants of the fast structure on three hosts, one killed 4 s in, mid-hand."""
     status, doc = tournament(tmp_path, FAST, "--entrants", "60", "--seed", "2", "--think", "0.05",
