@@ -654,6 +654,12 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(handler=lambda args: _structure(args, p))
 
 
+def _register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from .tournament.command import register
+
+    register(sub)
+
+
 def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tablestorm capacity``: a stepped load sweep and the USL (sim/capacity)."""
     from sim.capacity.command import register
@@ -683,6 +689,7 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_load,
     _register_structure,
     _register_capacity,
+    _register_tournament,
     _register_schedule,
     _register_plan,
 ]

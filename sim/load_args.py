@@ -27,7 +27,7 @@ from .resources import example_scenarios
 from .scenario import Scenario, from_mapping, read
 from .thresholds import parse as parse_threshold
 
-__all__ = ["LoadArgs", "check"]
+__all__ = ["LoadArgs", "check", "writable"]
 
 OVERRIDES: Final = (
     ("duration", "--duration", "duration_s"),
@@ -62,8 +62,8 @@ def check(args: argparse.Namespace) -> LoadArgs:
         raise InputError("--chaos: not with --target: the servers are not the run's to kill, and without a "
                          "ledger a killed fleet's seats cannot be played on")
     chaos = _chaos(args.chaos, scenario)
-    out = _writable(Path(args.out), "--out", directory=True)
-    junit = None if args.junit is None else _writable(Path(args.junit), "--junit", directory=False)
+    out = writable(Path(args.out), "--out", directory=True)
+    junit = None if args.junit is None else writable(Path(args.junit), "--junit", directory=False)
     address = None if args.address is None else check_address(args.address)
     return LoadArgs(scenario, chaos, out, junit, address, args.prometheus, target)
 
@@ -149,7 +149,7 @@ def _chaos(texts: list[str], scenario: Scenario) -> tuple[ChaosEvent, ...]:
     return tuple(events)
 
 
-def _writable(path: Path, flag: str, *, directory: bool) -> Path:
+def writable(path: Path, flag: str, *, directory: bool) -> Path:
     """``path`` can be written (as a directory or a file) once the run ends; nothing created yet."""
     if directory and path.exists() and not path.is_dir():
         raise InputError(f"{flag}: {path} exists and is not a directory")

@@ -86,6 +86,25 @@ def test_a_stream_the_server_ends_ok_is_resumed_without_an_error() -> None:
     assert lifecycle.after_stream(StatusCode.OK) == (Next.RETRY, False)
 
 
+@pytest.mark.parametrize("code", [StatusCode.OK, StatusCode.NOT_FOUND, StatusCode.UNAUTHENTICATED])
+def test_a_tournament_seat_the_director_took_ends_the_bot_without_an_error(code: StatusCode) -> None:
+    """Moved or out: the table ends the stream OK, or, for a bot reconnecting then, the table is
+    closed (NOT_FOUND) or the seat token dead; the player's next seat comes on its Watch stream."""
+    lifecycle = Lifecycle(removable=True)
+    lifecycle.welcomed()
+    assert lifecycle.after_stream(code) == (Next.DONE, False)
+    assert lifecycle.phase is Phase.REMOVED and lifecycle.removed and not lifecycle.active
+    lifecycle.stop()
+    lifecycle.stopped()
+    assert lifecycle.removed  # still known once stopped: no new start for that seat
+
+
+def test_a_tournament_seat_cut_by_a_failing_server_is_resumed() -> None:
+    lifecycle = Lifecycle(removable=True)
+    lifecycle.welcomed()
+    assert lifecycle.after_stream(StatusCode.UNAVAILABLE) == (Next.RETRY, True) and not lifecycle.removed
+
+
 @pytest.mark.parametrize(("code", "counted"), [(StatusCode.OK, False), (StatusCode.CANCELLED, False),
                                                (StatusCode.UNAVAILABLE, True)], ids=str)
 def test_a_leaving_bot_opens_no_stream_and_counts_only_real_failures(code: StatusCode, counted: bool) -> None:

@@ -239,6 +239,24 @@ def test_the_clock_acting_for_the_seat_is_not_a_violation_but_another_kind_is() 
     ]
 
 
+def test_an_away_tournament_seat_acted_for_by_the_table_is_not_a_violation() -> None:  # TOURN-7
+    """Away (SITTING_OUT) at a tournament table: the table folds, checks or posts the bring-in for the
+    seat at once; back (PLAYING) it does not, and a raise is never the table's."""
+    referee = Referee(SEAT)
+    dealt_in(referee)
+    away = pb.SeatState(seat=SEAT, player_id="p1#1", status=pb.SEAT_STATUS_SITTING_OUT)
+    back = pb.SeatState(seat=SEAT, player_id="p1#1", status=pb.SEAT_STATUS_PLAYING)
+    assert feed(referee, [events(event(4, seat_changed=pb.SeatChanged(seat=away)),
+                                 acted(5, SEAT, pb.ACTION_KIND_CHECK), acted(6, SEAT, pb.ACTION_KIND_FOLD))]) == []
+    assert feed(referee, [events(acted(7, SEAT, pb.ACTION_KIND_RAISE, 20, 20))]) == [
+        "the server applied raise that this seat never sent"
+    ]
+    assert feed(referee, [events(event(8, seat_changed=pb.SeatChanged(seat=back)),
+                                 acted(9, SEAT, pb.ACTION_KIND_FOLD))]) == [
+        "the server applied fold that this seat never sent"
+    ]
+
+
 def test_legal_action_refused_on_the_seats_turn() -> None:
     referee = Referee(SEAT)
     dealt_in(referee)

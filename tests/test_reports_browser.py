@@ -24,13 +24,19 @@ from schedule_data import constructed_run as constructed_day
 from test_capacity import _capacity, _step
 from test_report import constructed_run, summary_of
 
+from services.tournament import load_structure
 from sim.capacity.report import render_capacity_html
+from sim.distributions import Distribution
 from sim.plan.inputs import read_capacity, read_schedule
 from sim.plan.report import write_plan_html
 from sim.plan.result import QUANTITIES, Settings, build_plan
 from sim.report import write_report
+from sim.reporting.meta import run_metadata
 from sim.schedule.report import write_schedule_html
 from sim.schedule.result import build_schedule
+from sim.tournament.accelerated import AcceleratedTournament
+from sim.tournament.outputs import tournament_document, write_outputs
+from sim.tournament.profiles import PlayerProfile
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT = 90.0
@@ -58,6 +64,15 @@ def _capacity_report(out: Path) -> Path:
     return path
 
 
+def _tournament_report(out: Path) -> Path:
+    """A real accelerated tournament of the fast test structure (30 entrants, late entries)."""
+    structure = load_structure("sim/tournaments/fast-test.yaml")
+    result = AcceleratedTournament(structure, entrants=30, seed=3, profiles=[PlayerProfile(think=Distribution())]).run()
+    document = tournament_document(result, mode="accelerated", finished=True, interrupted=False,
+                                   run=run_metadata(["tablestorm", "tournament"], 0.0))
+    return write_outputs(out, document)["html"]
+
+
 def _schedule_report(out: Path) -> Path:
     out.mkdir(parents=True)
     return write_schedule_html(build_schedule(constructed_day(), METADATA), out)
@@ -76,6 +91,7 @@ def _plan_report(out: Path) -> Path:
 REPORTS: dict[str, Callable[[Path], Path]] = {
     "load": _load_report,
     "capacity": _capacity_report,
+    "tournament": _tournament_report,
     "schedule": _schedule_report,
     "plan": _plan_report,
 }

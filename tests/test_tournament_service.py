@@ -434,6 +434,19 @@ async def test_a_sit_and_go_starts_when_full_and_plays_to_a_winner() -> None:
         await check_watch_replays("sng", players[0], players[1], servers.stub)
 
 
+def _concerns(event: tpb.TournamentEvent, player_id: str) -> bool:
+    """What a player watching only its own events sees: the tournament's events and its entries'."""
+    kind = event.WhichOneof("kind")
+    assert kind is not None
+    payload = getattr(event, kind)
+    fields = payload.DESCRIPTOR.fields_by_name
+    if "player_id" in fields:
+        return bool(payload.player_id == player_id)
+    if "entry_id" in fields:
+        return bool(payload.entry_id.rpartition("#")[0] == player_id)
+    return True
+
+
 async def check_watch_replays(tournament_id: str, bot: Bot, other: Bot, stub: trpc.TournamentServiceStub) -> None:
     """Watch after the end replays the record: public events numbered 1..N without a gap, and with
     the player's token, resumed after any seq, exactly what its live stream had from there (its
@@ -447,6 +460,10 @@ async def check_watch_replays(tournament_id: str, bot: Bot, other: Bot, stub: tr
         resumed = [e async for e in stub.Watch(request, metadata=player(bot.token))]
         cut = next((i + 1 for i, e in enumerate(bot.events) if not e.HasField("seat_assigned") and e.seq == after), 0)
         assert resumed == bot.events[cut:], after
+    own = tpb.WatchRequest(tournament_id=tournament_id, player_id=bot.player_id, own_only=True)
+    mine = [e async for e in stub.Watch(own, metadata=player(bot.token))]
+    assert mine == [e for e in bot.events if _concerns(e, bot.player_id)]
+    assert len(mine) < len(bot.events) and all(e.HasField("seat_assigned") or e in public for e in mine)
     theirs = tpb.WatchRequest(tournament_id=tournament_id, player_id=bot.player_id)
 
     async def read() -> None:

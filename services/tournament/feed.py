@@ -6,7 +6,9 @@ hands), so a watcher may start from the first event or resume after any seq, and
 pace: nothing is queued per watcher, each one walks the shared list and waits at its end. A
 private event takes no number of its own: it carries the seq of the public event it follows, so
 public numbers stay gap-free for everyone, and resuming after seq N replays the private events
-that came after event N.
+that came after event N. A player may read only what concerns it (``own_only``): its private
+events, the public events of its entries and the tournament's own; in a large field that is what
+keeps the server from sending every event to every player.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class _Entry(NamedTuple):
     player_id: str
     """Whose private event it is ("" for a public event)."""
     event: tpb.TournamentEvent
+    about: str = ""
+    """A public event of one player's entry: that player ("": the tournament's own event)."""
 
 
 class EventFeed:
@@ -43,11 +47,12 @@ class EventFeed:
     def last_seq(self) -> int:
         return len(self._positions)
 
-    def publish(self, event: tpb.TournamentEvent) -> None:
-        """Append a public event; it is numbered here."""
+    def publish(self, event: tpb.TournamentEvent, about: str = "") -> None:
+        """Append a public event; it is numbered here. ``about``: the player whose entry it is of
+        ("": the tournament's), for watchers of their own events only."""
         event.seq = len(self._positions) + 1
         self._positions.append(len(self._entries))
-        self._append(_Entry("", event))
+        self._append(_Entry("", event, about))
 
     def private(self, player_id: str, event: tpb.TournamentEvent) -> None:
         """Append an event only ``player_id``'s streams see (numbered as the last public one)."""
@@ -79,16 +84,20 @@ class EventFeed:
             )
         return self._positions[resume_after - 1] + 1
 
-    async def read(self, player_id: str, position: int) -> AsyncIterator[tpb.TournamentEvent]:
+    async def read(self, player_id: str, position: int, own_only: bool = False) -> AsyncIterator[tpb.TournamentEvent]:
         """Every public entry from ``position`` on, and ``player_id``'s private ones ("" for none),
-        then live ones as they come, until the feed ends."""
+        then live ones as they come, until the feed ends. ``own_only``: of the public entries only
+        the tournament's own and those about ``player_id``."""
         entries = self._entries
         while True:
             changed = self._changed
             while position < len(entries):
                 entry = entries[position]
                 position += 1
-                if not entry.player_id or entry.player_id == player_id:
+                if entry.player_id:
+                    if entry.player_id == player_id:
+                        yield entry.event
+                elif not own_only or not entry.about or entry.about == player_id:
                     yield entry.event
             if self.ended:
                 if self._error is not None:

@@ -26,6 +26,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -63,6 +64,15 @@ WAKE_MARGIN_S = 0.001
 """A level change is run this long after it is due: the loop may fire a timer a tick early."""
 
 
+def _about(event: ev.TournamentEvent) -> str:
+    """The player whose entry a public event is of ("" for the tournament's own events)."""
+    player = getattr(event, "player_id", None)
+    if isinstance(player, str):
+        return player
+    entry = getattr(event, "entry_id", None)
+    return entry.rpartition("#")[0] if isinstance(entry, str) else ""
+
+
 class TournamentHalted(Exception):
     """The tournament stopped: the server is shutting down, or a bug was found (logged)."""
 
@@ -91,9 +101,11 @@ class LiveTournament:
         table_seed: int | None,
         servers: TableServers,
         metrics: TournamentMetrics,
+        hand_pause_s: float = 0.0,
     ) -> None:
         """``seed`` drives the director's draws; ``table_seed`` the tables' shuffles (TABLE-2:
-        reproducible from it, the table id and the hand number; None: the servers' CSPRNG)."""
+        reproducible from it, the table id and the hand number; None: the servers' CSPRNG);
+        ``hand_pause_s``: each DealHand waits this long first (the pause between hands)."""
         self.tournament_id = tournament_id
         self.structure = structure
         self.director = Director(structure, seed=seed, tournament_id=tournament_id)
@@ -109,6 +121,7 @@ class LiveTournament:
         self._token = secrets.token_urlsafe(32)
         """The director token of every table of this tournament."""
         self._table_seed = table_seed
+        self._hand_pause_s = hand_pause_s
         self._servers = servers
         self._metrics = metrics
         self._steps: asyncio.Queue[tuple[Step, asyncio.Future[None] | None]] = asyncio.Queue()
@@ -126,6 +139,12 @@ class LiveTournament:
         """Director events already published."""
         self._deals = 0
         """DealHand calls under way."""
+        self.hands = 0
+        """Hands played to their end on this tournament's tables (voided ones not counted)."""
+        self.tables_lost = 0
+        """Tables rebuilt after a fault (their server down, or refusing a director call)."""
+        self.hands_by_players: Counter[int] = Counter()
+        """Hands whose results came back, voided ones included, by the number of players dealt in."""
         self._wake: asyncio.TimerHandle | None = None
         self._wake_at: float | None = None
         self._late_open = False
@@ -260,7 +279,7 @@ class LiveTournament:
                 metrics.eliminations.labels(game).inc()
             elif kind is ev.HandVoided:
                 metrics.hands_voided.labels(game).inc()
-            self.feed.publish(convert.event_to_proto(event))
+            self.feed.publish(convert.event_to_proto(event), _about(event))
         self._seen = len(events)
 
     def _update(self) -> None:
@@ -386,6 +405,8 @@ class LiveTournament:
     async def _deal(self, table_id: str, placement: _Placement, command: DealHand) -> None:
         """One DealHand call; its result (or the table's loss) comes back as a step."""
         try:
+            if self._hand_pause_s > 0:
+                await asyncio.sleep(self._hand_pause_s)
             try:
                 result = await placement.client.deal_hand(
                     self._token, placement.wire_id, command.hand_number, command.stakes
@@ -410,7 +431,9 @@ class LiveTournament:
             if placement is None or placement.epoch != epoch:
                 return []  # the table was lost meanwhile: this result is of a table that is gone
             placement.last_hand = self._loop.time()
+            self.hands_by_players[len(result.seats)] += 1
             if not result.voided:
+                self.hands += 1
                 self._metrics.hands.labels(self._game).inc()
             return self.director.hand_finished(result._replace(table_id=table_id), now)
 
@@ -463,6 +486,7 @@ class LiveTournament:
                     self._abandoned.append((placement.client, placement.wire_id))
                 self._unplaced[table_id] = self._loop.time()
             self._metrics.tables_lost.inc()
+            self.tables_lost += 1
             log.warning("table lost: rebuilding it", extra=self._about(table_id=table_id))
             return self.director.table_lost(table_id, now)
 

@@ -42,6 +42,9 @@ class LobbyLimits:
     """Entries of a tournament without max_entrants."""
     drain_seconds: float = 10.0
     """At shutdown, how long running hands may take to finish before their tables close."""
+    hand_pause_s: float = 0.0
+    """Seconds a table waits before each hand it is told to deal (an online room's pot push and
+    shuffle, what the accelerated driver's dealing model counts); 0: at once."""
 
 
 @contextmanager
@@ -99,6 +102,7 @@ class TournamentLobby:
             table_seed=seed,
             servers=self.servers,
             metrics=self.metrics,
+            hand_pause_s=self.limits.hand_pause_s,
         )
         self._tournaments[tournament_id] = live
         self._tokens[tournament_id] = PlayerTokens()
@@ -181,14 +185,15 @@ class TournamentLobby:
         return live
 
     def watch(
-        self, tournament_id: str, player_id: str, token: str | None, resume_after: int | None
+        self, tournament_id: str, player_id: str, token: str | None, resume_after: int | None, own_only: bool = False
     ) -> AsyncIterator[tpb.TournamentEvent]:
         """The tournament's events from ``resume_after`` on (and, for a player with its token, its
-        own SeatAssigned events), then live ones until it finishes."""
+        own SeatAssigned events), then live ones until it finishes; ``own_only`` (with a player):
+        only the tournament's own public events and those of the player's entries."""
         live = self.tournament(tournament_id)
         if player_id:
             self._player(tournament_id, player_id, token)
-        return live.feed.read(player_id, live.feed.start_position(resume_after))
+        return live.feed.read(player_id, live.feed.start_position(resume_after), own_only and bool(player_id))
 
     # ----------------------------------------------------------------- shutdown
 

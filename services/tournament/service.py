@@ -159,7 +159,7 @@ class TournamentService:
         tid = tournament_id(request.tournament_id)
         pid = player_id(request.player_id) if request.player_id else ""
         resume = request.resume_after_seq if request.HasField("resume_after_seq") else None
-        return self._lobby.watch(tid, pid, self._player_token(context), resume)
+        return self._lobby.watch(tid, pid, self._player_token(context), resume, request.own_only)
 
 
 def handlers(service: TournamentService) -> grpc.GenericRpcHandler:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 from collections.abc import Callable, Iterable
 
@@ -54,7 +55,8 @@ class Fleet:
         self._pool = ChannelPool(streams_per_channel, tls)
         self.killed: dict[str, float] = {}
         """Endpoints the run's chaos killed -> the second of the run it was told (see :meth:`chaos_killed`)."""
-        self._join_concurrency = join_concurrency
+        self._join_gate = asyncio.Semaphore(join_concurrency)
+        """Bots starting at once (their Hello to Welcome), over every ``add`` and :meth:`join`."""
         self._leave_gate = asyncio.Semaphore(leave_concurrency)
         self._bots: list[Bot] = []
         """Oldest first; stopped bots are dropped."""
@@ -72,28 +74,46 @@ class Fleet:
             )
         return strategy
 
+    def bot(
+        self,
+        assignment: Assignment,
+        *,
+        strategy: Strategy | None = None,
+        rng: random.Random | None = None,
+        on_turn: Callable[[], None] | None = None,
+    ) -> Bot:
+        """A bot of this fleet (its channels, stats, counters and the kind's shared strategy), not
+        started: :meth:`add` starts and keeps its own; a tournament player starts one per seat it
+        is given (``rng`` and ``on_turn``: see :class:`Bot`)."""
+        return Bot(
+            assignment,
+            pool=self._pool,
+            stats=self.stats,
+            tally=self.tally,
+            start=self.start,
+            config=self.config,
+            resolve=self._resolve,
+            strategy=strategy or self._strategy(assignment.bot_kind),
+            leave_gate=self._leave_gate,
+            chaos=self.killed,
+            rng=rng,
+            on_turn=on_turn,
+        )
+
+    async def join(self, bot: Bot) -> bool:
+        """Start ``bot`` through the fleet's join gate; returns whether it plays (see :meth:`Bot.start`)."""
+        async with self._join_gate:
+            return await bot.start()
+
     async def add(self, assignments: Iterable[Assignment]) -> list[Bot]:
         """Seat and connect a bot per assignment; returns those that joined (failures are
         counted in ``stats`` by status name). An unknown bot kind raises before anyone sits."""
         todo = list(assignments)
         strategies = [self._strategy(a.bot_kind) for a in todo]
-        gate = asyncio.Semaphore(self._join_concurrency)
 
         async def join(assignment: Assignment, strategy: Strategy) -> Bot | None:
-            bot = Bot(
-                assignment,
-                pool=self._pool,
-                stats=self.stats,
-                tally=self.tally,
-                start=self.start,
-                config=self.config,
-                resolve=self._resolve,
-                strategy=strategy,
-                leave_gate=self._leave_gate,
-                chaos=self.killed,
-            )
-            async with gate:
-                return bot if await bot.start() else None
+            bot = self.bot(assignment, strategy=strategy)
+            return bot if await self.join(bot) else None
 
         joined = [bot for bot in await asyncio.gather(*map(join, todo, strategies)) if bot is not None]
         self._bots.extend(joined)

@@ -11,7 +11,8 @@ with the live bots' strategies on the View a live client would have built
 decisions are the live ones.
 
 Reproducible from the root seed: cards from the engine's seeded shuffler ``(seed, table id, hand
-number)``, each player's decisions and think times from their own ``random.Random``
+number)`` with the table service's id of the table (``convert.wire_table_id``: what a live run's
+tables shuffle with), each player's decisions and think times from their own ``random.Random``
 (:func:`.profiles.player_seed`), the director's draws from its own seed, and the driver's own
 choices (late arrival times, which table a fault hits) from a fourth stream.
 
@@ -31,11 +32,20 @@ from services.engine import Action, ActionKind, Hand, Stakes
 from services.engine.tournament_table import TournamentTable
 from services.tournament import commands as cmd
 from services.tournament import events as ev
+from services.tournament.convert import wire_table_id
 from services.tournament.director import Director, DirectorError
 from services.tournament.structure import TournamentStructure
 from sim.bots.strategies import Strategy, strategy_for
 
-from .profiles import DEFAULT_PROFILES, ONLINE_DEALING, DealingModel, PlayerProfile, assign_profiles, player_seed
+from .profiles import (
+    DEFAULT_PROFILES,
+    ONLINE_DEALING,
+    DealingModel,
+    PlayerProfile,
+    assign_profiles,
+    driver_rng,
+    player_seed,
+)
 from .summary import TournamentResult, summarize
 from .view import engine_action, view_of
 
@@ -102,7 +112,7 @@ class AcceleratedTournament:
         self.check_chips = check_chips
         self._observe = observe
         self.director = Director(structure, seed=seed, tournament_id=tournament_id)
-        self._rng = random.Random(f"tablestorm/driver|{seed}")
+        self._rng = driver_rng(seed)
         total = entrants + late_entrants
         chosen = assign_profiles(total, profiles, self._rng)
         strategies = {p.kind: strategy_for(p.kind) for p in chosen}
@@ -174,7 +184,7 @@ class AcceleratedTournament:
             if kind == _END:
                 table = self._tables.get(key)
                 if table is not None and table.epoch == epoch:
-                    self._hand_over(table)
+                    self._hand_over(key, table)
             elif kind == _ARRIVE:
                 self._register(key)
             else:
@@ -235,9 +245,9 @@ class AcceleratedTournament:
             elif type(command) is cmd.SetAway:
                 self._tables[command.table_id].table.set_away(command.seat, command.away)
             elif type(command) is cmd.OpenTable:
-                table = TournamentTable(
-                    command.table_id, command.options, seed=self.seed, hand_number=command.hand_number,
-                    keep_history=False,
+                table = TournamentTable(  # the live table's id: its shuffles are the live ones (TABLE-2)
+                    wire_table_id(command.table_id), command.options, seed=self.seed,
+                    hand_number=command.hand_number, keep_history=False,
                 )
                 self._order += 1
                 self._tables[command.table_id] = _Table(table, self._order)
@@ -322,7 +332,7 @@ class AcceleratedTournament:
         elapsed += self.dealing.cards_time(hand.events)
         self._push(self._now + elapsed, _END, table_id, state.epoch)
 
-    def _hand_over(self, state: _Table) -> None:
+    def _hand_over(self, table_id: str, state: _Table) -> None:
         """The hand's time is up: players the clock marked away come back (as a live bot asks to as
         soon as it sees itself away), then the director takes the result."""
         table = state.table
@@ -332,7 +342,7 @@ class AcceleratedTournament:
             occupant = table.seats[seat - 1]
             if occupant is not None and occupant.away:
                 self._execute(self.director.set_away(self._by_entry[occupant.player_id].player_id, False, self._now))
-        result = table.result()
+        result = table.result()._replace(table_id=table_id)
         if not result.voided:
             self.hands += 1
         self._execute(self.director.hand_finished(result, self._now))

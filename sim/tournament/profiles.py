@@ -35,6 +35,7 @@ __all__ = [
     "DealingModel",
     "PlayerProfile",
     "assign_profiles",
+    "driver_rng",
     "player_seed",
 ]
 
@@ -97,6 +98,13 @@ class DealingModel:
 
 ONLINE_DEALING = DealingModel()
 """The online table of the module's note."""
+
+
+def driver_rng(root: int) -> random.Random:
+    """The driver's own stream: first the profile of every player (:func:`assign_profiles`), then
+    the accelerated driver's draws (late arrival times, which table a fault hits). A live run
+    assigns the profiles from it the same way, so player ``pk`` is the same player in both."""
+    return random.Random(f"tablestorm/driver|{root}")
 
 
 def player_seed(root: int, player_id: str) -> int:

@@ -36,9 +36,12 @@ class TournamentResult:
     finishing_order: list[dict[str, Any]]
     """``{place, player, entry, prize}`` for every entry, best first."""
     eliminations: list[dict[str, Any]]
-    """``{t, player, entry, table, place, prize}`` in the order they happened."""
+    """``{t, player, entry, table, place, prize}`` in the order they happened (place and prize None
+    while not settled: a run summarized before its end)."""
     levels: list[dict[str, Any]]
-    """``{level, play_level, break, start_s, end_s, stakes}``: the level timeline."""
+    """``{level, play_level, break, start_s, end_s, stakes, average_stack_bb}``: the level timeline
+    (the average stack in big bets as the level began, in big blinds for pot and no limit; None on a
+    break)."""
     timeline: list[dict[str, Any]]
     """``{minute, players, tables}`` at the start of every minute, and at the end."""
     hands_per_hour_per_table: float
@@ -57,19 +60,19 @@ class TournamentResult:
 def summarize(
     director: Director, *, seed: int, hands: int, hands_by_players: Mapping[int, int], chips_conserved: bool
 ) -> TournamentResult:
-    """The report of ``director``'s tournament, once finished."""
+    """The report of ``director``'s tournament: once finished, or as far as it got (an interrupted run)."""
     events = director.events
     end = events[-1].at if events else 0.0
     placed = {p.entry_id: p for p in director.finishing_order()}
     timeline, table_seconds = _timeline(events, end)
-    levels = _levels(events, end)
+    levels = _levels(events, end, director.structure.starting_stack)
     eliminations = []
     for event in events:
         if type(event) is ev.Eliminated:
-            final = placed[event.entry_id]
+            final = placed.get(event.entry_id)
             eliminations.append({
                 "t": event.at, "player": event.player_id, "entry": event.entry_id, "table": event.table_id,
-                "place": final.place, "prize": final.prize,
+                "place": None if final is None else final.place, "prize": None if final is None else final.prize,
             })
     bubble_place = director.places_paid + 1
     bubble = next(
@@ -141,15 +144,26 @@ def _timeline(events: Sequence[ev.TournamentEvent], end: float) -> tuple[list[di
     return rows, table_seconds
 
 
-def _levels(events: Sequence[ev.TournamentEvent], end: float) -> list[dict[str, Any]]:
+def _levels(events: Sequence[ev.TournamentEvent], end: float, starting_stack: int) -> list[dict[str, Any]]:
     levels: list[dict[str, Any]] = []
+    players = chips = 0
     for event in events:
+        if type(event) is ev.Registered:
+            players, chips = players + 1, chips + starting_stack
+        elif type(event) is ev.Unregistered:
+            players, chips = players - 1, chips - starting_stack
+        elif type(event) is ev.Eliminated:
+            players -= 1
+        elif isinstance(event, ev.Rebuy | ev.AddOn):
+            chips += event.chips
         level: dict[str, Any]
         if type(event) is ev.LevelUp:
             level = {"level": event.level, "play_level": event.play_level, "break": False}
             level["stakes"] = asdict(event.stakes)
+            unit = event.stakes.big_bet or event.stakes.big_blind  # pot and no limit: the big blind
+            level["average_stack_bb"] = chips / players / unit if players and unit else None
         elif type(event) is ev.BreakStarted:
-            level = {"level": event.level, "play_level": None, "break": True, "stakes": None}
+            level = {"level": event.level, "play_level": None, "break": True, "stakes": None, "average_stack_bb": None}
         else:
             continue
         if levels:

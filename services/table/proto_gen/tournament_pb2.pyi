@@ -228,14 +228,16 @@ class Placing(_message.Message):
     def __init__(self, place: _Optional[int] = ..., entry_id: _Optional[str] = ..., player_id: _Optional[str] = ..., prize: _Optional[int] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("tournament_id", "player_id", "resume_after_seq")
+    __slots__ = ("tournament_id", "player_id", "resume_after_seq", "own_only")
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     RESUME_AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    OWN_ONLY_FIELD_NUMBER: _ClassVar[int]
     tournament_id: str
     player_id: str
     resume_after_seq: int
-    def __init__(self, tournament_id: _Optional[str] = ..., player_id: _Optional[str] = ..., resume_after_seq: _Optional[int] = ...) -> None: ...
+    own_only: bool
+    def __init__(self, tournament_id: _Optional[str] = ..., player_id: _Optional[str] = ..., resume_after_seq: _Optional[int] = ..., own_only: _Optional[bool] = ...) -> None: ...
 
 class TournamentState(_message.Message):
     __slots__ = ("tournament_id", "name", "game", "status", "level", "on_break", "stakes", "time_left_s", "entries", "players_left", "tables", "average_stack", "largest_stack", "prize_pool", "places_paid", "in_the_money", "hand_for_hand", "late_registration_open", "last_seq", "now_s")

@@ -28,7 +28,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Final, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
@@ -94,6 +94,7 @@ class Bot:
         "_tally",
         "_token",
         "_tracker",
+        "_turn_hook",
         "_welcomed",
         "kind",
         "player_id",
@@ -117,13 +118,18 @@ class Bot:
         strategy: Strategy | None = None,
         leave_gate: asyncio.Semaphore | None = None,
         chaos: Mapping[str, float] | None = None,
+        rng: random.Random | None = None,
+        on_turn: Callable[[], None] | None = None,
     ) -> None:
         """``start`` is the run's start in Unix seconds (stats times are seconds since it);
         ``strategy`` lets bots of a kind share one instance (strategies hold no seat state);
         ``leave_gate`` bounds the calls in flight of the leaving bots that share it (see
         :meth:`_leave`; alone, a bot makes one at a time anyway); ``chaos``: the endpoints the
         run's chaos killed and when, in seconds since ``start`` (its fleet's, filled in before each
-        kill: see :mod:`.attribution`)."""
+        kill: see :mod:`.attribution`); ``rng`` is the player's own when one player plays several
+        seats in turn (a tournament's moves: one stream of decisions, as the accelerated driver
+        draws them), else ``random.Random(assignment.seed)``; ``on_turn`` is called on each of the
+        bot's turns as it opens (what a move's latency is measured to)."""
         config = config or BotConfig()
         self.table_id = assignment.table_id
         self.seat = assignment.seat
@@ -133,7 +139,8 @@ class Bot:
         self.strategy = strategy or strategy_for(
             self.kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
         )
-        self.rng = random.Random(assignment.seed)
+        self.rng = random.Random(assignment.seed) if rng is None else rng
+        self._turn_hook = on_turn
         self._pool = pool
         self._client: TableClient = pool.acquire(assignment.endpoint)
         self._stats = stats
@@ -144,7 +151,7 @@ class Bot:
         self._leave_gate = leave_gate or asyncio.Semaphore(1)
         self._attribution = Attribution({} if chaos is None else chaos)
         self._token = assignment.seat_token or ""
-        self._lifecycle = Lifecycle()
+        self._lifecycle = Lifecycle(removable=config.tournament)
         self._referee = Referee(self.seat, takeover=assignment.seat_token is not None)
         self._tracker = HandTracker(self.seat, needs_board=self.strategy.needs_board)
         self._call: PlayCall | None = None
@@ -162,6 +169,11 @@ class Bot:
     @property
     def endpoint(self) -> str:
         return self._client.endpoint
+
+    @property
+    def removed(self) -> bool:
+        """A tournament seat the director took away (the player moved or out): it is not coming back."""
+        return self._lifecycle.removed
 
     @property
     def running(self) -> bool:
@@ -204,7 +216,8 @@ class Bot:
         """Sit down (unless given a token), open the stream and wait for its Welcome.
 
         Returns whether the bot is playing; a failure is counted by status name and leaves
-        nothing behind but, if SitDown succeeded, the seat (its chips count as bought).
+        nothing behind but, if SitDown succeeded, the seat (its chips count as bought; a tournament
+        seat stays the director's, nobody stands it up).
         """
         config = self._config
         if not self._token:
@@ -228,7 +241,7 @@ class Bot:
         welcomed.cancel()
         if not done:  # otherwise the stream's failure was counted already
             self._error(grpc.StatusCode.DEADLINE_EXCEEDED)
-        await self.stop(stand_up=True)
+        await self.stop(stand_up=not self._config.tournament)  # a tournament seat is the director's
         return False
 
     async def stop(self, stand_up: bool = True) -> int:
@@ -366,7 +379,8 @@ class Bot:
 
     def _chore(self, what: str) -> None:
         """Run :meth:`_unary_chore` in the background (it must not hold up the stream), once at a time."""
-        if what in self._busy or self._lifecycle.leaving or (what == "rebuy" and not self._config.rebuy):
+        rebuys = self._config.rebuy and not self._config.tournament
+        if what in self._busy or self._lifecycle.leaving or (what == "rebuy" and not rebuys):
             return
         self._busy.add(what)
 
@@ -548,6 +562,8 @@ class Bot:
         turn = self._referee.turn
         assert turn is not None
         self._cancel_think()
+        if self._turn_hook is not None:
+            self._turn_hook()
         if self._lifecycle.leaving:
             self._leave_turn()
             return

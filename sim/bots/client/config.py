@@ -54,6 +54,10 @@ class BotConfig:
     """Deadline of each unary call, and of the Welcome after a Hello."""
     rebuy: bool = True
     """Buy in again when broke (TABLE-1), so tables keep playing."""
+    tournament: bool = False
+    """Tournament seats: the director seats, tops up and removes the players, so a Play stream the
+    table ends OK is the seat's end (moved or out), not a drop to resume, and a bot never rebuys
+    at the table (TOURN-10 rebuys go through the tournament service)."""
     leave_idle: bool = False
     """How a stopping bot leaves a hand it is live in. False: it checks or folds at once on each
     turn, so the hand (and the stop) is over in moments. True: it sends nothing and the clock acts

@@ -8,6 +8,7 @@
        |                   +<---------------------------------------------------------- +
        +-- any of those --stop--> LEAVING --stood up--> STOOD_UP --+--> STOPPED
        +-- any of those --failure no reconnect cures--> GAVE_UP ---+
+       +-- a tournament seat the director took (SEAT_GONE) --> REMOVED --+
 
 A bot in LEAVING answers its turns by checking or folding and stands up once out of the hand; the
 stop ends in STOPPED whether or not it stood up. What the stream loop does after a stream ended is
@@ -39,6 +40,9 @@ class Phase(enum.Enum):
     """Cashed out: the seat token is dead."""
     GAVE_UP = "gave_up"
     """Its stream failed in a way a reconnect cannot cure; the seat stays at the table."""
+    REMOVED = "removed"
+    """A tournament seat the director took (see :data:`SEAT_GONE`): the player was moved or is out;
+    the player's next seat is another bot's."""
     STOPPED = "stopped"
     """Done: no stream, no calls."""
 
@@ -57,6 +61,12 @@ GIVE_UP: Final = frozenset(
 )
 """Stream failures that a reconnect cannot cure; the bot stops (the seat stays at the table)."""
 
+SEAT_GONE: Final = frozenset({grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAUTHENTICATED})
+"""How a tournament seat's stream ends when the director took the seat: OK (the player removed while
+streaming: moved, or out), and, for a bot still (re)connecting then, the table gone (NOT_FOUND:
+broken and closed) or the seat token dead (UNAUTHENTICATED). [decision] Not errors: the player's
+next seat, if any, comes on its Watch stream."""
+
 
 class Next(enum.Enum):
     """What the stream loop does after a stream ended."""
@@ -74,10 +84,14 @@ class Next(enum.Enum):
 class Lifecycle:
     """The phase of one bot, changed only by its methods (one per thing that happens)."""
 
-    __slots__ = ("phase",)
+    __slots__ = ("_removable", "phase", "removed")
 
-    def __init__(self) -> None:
+    def __init__(self, *, removable: bool = False) -> None:
+        """``removable``: a tournament seat, which the director may take away (:data:`SEAT_GONE`)."""
         self.phase = Phase.JOINING
+        self._removable = removable
+        self.removed = False
+        """Whether the seat was ever REMOVED (kept once the bot is stopped)."""
 
     @property
     def active(self) -> bool:
@@ -111,6 +125,9 @@ class Lifecycle:
         if phase is Phase.DROPPED and code is grpc.StatusCode.CANCELLED:
             self.phase = Phase.RESUMING
             return Next.REOPEN, False
+        if self._removable and code in SEAT_GONE:
+            self.phase, self.removed = Phase.REMOVED, True
+            return Next.DONE, False
         if code in GIVE_UP:
             self.phase = Phase.GAVE_UP
             return Next.GIVE_UP, True

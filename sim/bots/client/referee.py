@@ -16,7 +16,9 @@ The violations, one check each:
 * an ActResult for an action id the bot has no pending action for;
 * an action the server accepted that was not among the legal actions it offered, an action it
   applied differently from what was sent, or an action applied that the bot never sent (and the
-  clock did not take), and a legal action refused while the turn was still the bot's;
+  clock did not take, nor the table for a tournament seat that is away: TOURN-7 folds, checks,
+  posts the bring-in or stands pat for it), and a legal action refused while the turn was still
+  the bot's;
 * a timeout with an outcome CLOCK-2 does not have;
 * a hand whose final stacks do not add up to its starting stacks (BET-7).
 
@@ -53,6 +55,8 @@ LATE: Final = -1
 _FAILED_PRECONDITION: Final = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 _CLOCK_FOLLOW_UP: Final = {"check": "check", "fold": "fold", "bring_in": "bring_in", "stand_pat": "draw"}
 """The Acted (or Drew) kind the engine reports after each CLOCK-2 outcome (all-in reports none)."""
+_AWAY_ACTIONS: Final = frozenset({"check", "fold", "bring_in"})
+"""What a tournament table does at once for an away player on its turn (TOURN-7; a draw: stand pat)."""
 
 
 class Follower(Protocol):
@@ -99,6 +103,7 @@ class Referee:
     """The checks of one seat's stream (see the module docstring)."""
 
     __slots__ = (
+        "_away",
         "_clock_acted",
         "_ended_hand",
         "_fixed_limit",
@@ -153,6 +158,8 @@ class Referee:
         """The action sent for the open turn, until the server applies it (or the turn passes)."""
         self._clock_acted = ""
         """The kind of action the clock just took for the seat (CLOCK-2), until its event comes."""
+        self._away = False
+        """Whether the seat shows SITTING_OUT: at a tournament table, away and acted for (TOURN-7)."""
         self._found: list[str] = []
         self.turn: Turn | None = None
         """The turn the server offered and the seat has not answered yet."""
@@ -244,6 +251,8 @@ class Referee:
         if welcome.seat != self.seat:
             self._found.append(f"welcomed to seat {welcome.seat}")
         self._fixed_limit = table.options.structure in (pb.STRUCTURE_UNSPECIFIED, pb.STRUCTURE_FIXED_LIMIT)
+        if 1 <= self.seat <= len(table.seats):
+            self._away = table.seats[self.seat - 1].status == pb.SEAT_STATUS_SITTING_OUT
         if not self.continues(welcome):
             self.last_seq = None
             self._hand = self._total = 0
@@ -325,6 +334,10 @@ class Referee:
             self._drew(event.drew, event.hand_number, seq)
         elif kind == "hand_voided":
             self._hand_done(event.hand_number)
+        elif kind == "seat_changed":
+            state = event.seat_changed.seat
+            if state.seat == self.seat:
+                self._away = state.status == pb.SEAT_STATUS_SITTING_OUT
         elif kind is None:
             found.append(f"event {seq} has no kind")
 
@@ -376,7 +389,7 @@ class Referee:
                 self._found.append(f"sent {kind} to {inflight.amount}, the server applied {kind} to {acted.to}")
         elif self._clock_acted == kind:
             self._clock_acted = ""
-        elif not self._inherited(seq):
+        elif not self._inherited(seq) and not (self._away and kind in _AWAY_ACTIONS):
             self._found.append(f"the server applied {kind} that this seat never sent")
 
     def _drew(self, drew: pb.Drew, hand_number: int, seq: int) -> None:
@@ -396,7 +409,7 @@ class Referee:
                 found.append(f"sent {inflight}, the server drew {list(discarded)}")
         elif self._clock_acted == "draw" and not discarded:
             self._clock_acted = ""
-        elif not self._inherited(seq):
+        elif not self._inherited(seq) and not (self._away and not discarded):
             found.append(f"the server drew {list(discarded)} for this seat, which sent no draw")
 
     def _turn(self, turn: pb.YourTurn) -> None:

@@ -1,0 +1,207 @@
+"""The Ray actors a live tournament adds to a run's table hosts: its tournament server and its
+player fleets.
+
+:class:`TournamentActor` runs the real tournament service (``services.tournament.server``, gRPC on
+its node's address) in its event loop, given the table hosts' endpoints; the run's driver creates
+and starts its tournament here and reads its director (the state for the live view, the record
+for ``tournament.json``). Players reach it over gRPC like any client. :class:`PlayerFleetActor` runs
+many :class:`~sim.bots.tournament_player.TournamentPlayer` s as coroutines of one process, their
+bots sharing one :class:`~sim.bots.fleet.Fleet`'s channels and stats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import ray
+
+from services.table.gc_policy import tune_for_latency
+from services.table.proto_gen import tournament_pb2_grpc as trpc
+from services.tournament import events as ev
+from services.tournament.live import LiveTournament
+from services.tournament.lobby import LobbyLimits
+from services.tournament.server import TournamentServer, TournamentServerConfig
+from services.tournament.structure import TournamentStructure
+from sim.actors import node_ip
+from sim.bots.client import BotConfig
+from sim.bots.fleet import Fleet
+from sim.bots.tournament_player import Entrant, TournamentPlayer
+
+from .summary import summarize
+
+if TYPE_CHECKING:
+    from services.table.proto_gen.tournament_pb2_grpc import TournamentServiceAsyncStub
+
+__all__ = ["PlayerFleetActor", "TournamentActor"]
+
+WATCH_OPENING = 50
+"""Watch calls a fleet opens at once (a server queues about a thousand calls it has not handed on)."""
+
+
+@ray.remote(num_cpus=0, max_restarts=0)
+class TournamentActor:
+    """A tournament server on Ray, placing its tables on the run's table hosts."""
+
+    def __init__(self, tables: list[str], hand_pause_s: float) -> None:
+        self.config = TournamentServerConfig(
+            tables=tuple(tables), host=node_ip(), port=0, limits=LobbyLimits(hand_pause_s=hand_pause_s)
+        )
+        self.server = TournamentServer(self.config)
+
+    async def start(self) -> dict[str, Any]:
+        """Serve; returns where (its gRPC endpoint) and on which node."""
+        await self.server.start()
+        tune_for_latency()
+        return {
+            "endpoint": f"{self.config.host}:{self.server.port}",
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid(),
+        }
+
+    def _live(self, tournament_id: str) -> LiveTournament:
+        assert self.server.lobby is not None, "start() first"
+        return self.server.lobby.tournament(tournament_id)
+
+    async def create(self, tournament_id: str, structure: TournamentStructure, seed: int) -> None:
+        """Open the tournament for registration; its draws and shuffles replay from ``seed``."""
+        assert self.server.lobby is not None, "start() first"
+        self.server.lobby.create(tournament_id, structure, seed)
+
+    async def begin(self, tournament_id: str) -> None:
+        """Start it (TOURN-2: the seat draw, then the deals); a started sit-and-go is left alone."""
+        live = self._live(tournament_id)
+        if not live.director.started:
+            await live.submit(live.director.start)
+
+    async def status(self, tournament_id: str) -> dict[str, Any]:
+        """What the live view shows, now."""
+        live = self._live(tournament_id)
+        director = live.director
+        started = director.started
+        return {
+            "status": live.status,
+            "halted": live.halted,
+            "elapsed_s": live.now(),
+            "level": director.play_level if started else 0,
+            "on_break": started and director.level.is_break,
+            "time_left_s": director.time_left(live.now()) if started and not director.finished else 0.0,
+            "players_left": director.players_left,
+            "entries": director.entries,
+            "tables": len(director.tables),
+            "hand_for_hand": director.hand_for_hand,
+            "hands": live.hands,
+            "eliminations": sum(1 for e in director.events if type(e) is ev.Eliminated),
+        }
+
+    async def result(self, tournament_id: str, seed: int) -> dict[str, Any]:
+        """The director's record as ``tournament.json`` has it, with what the run checks: whether
+        it finished, its chips (TOURN-11: the winner holds every chip in play), the faults, and
+        when it started (Unix seconds)."""
+        live = self._live(tournament_id)
+        director = live.director
+        finished = director.finished and live.halted is None
+        conserved = finished and director.largest_stack == director.expected_chips
+        summary = summarize(director, seed=seed, hands=live.hands, hands_by_players=live.hands_by_players,
+                            chips_conserved=conserved)
+        events = director.events
+        created = time.time() - live.now()
+        started = next((e.at for e in events if type(e) is ev.Started), None)
+        return {
+            "summary": summary,
+            "finished": finished,
+            "halted": live.halted,
+            "started_at": None if started is None else created + started,
+            "hands_voided": sum(1 for e in events if type(e) is ev.HandVoided),
+            "tables_lost": live.tables_lost,
+        }
+
+    async def stop(self) -> None:
+        await self.server.stop()
+
+
+@ray.remote(num_cpus=0, max_restarts=0)
+class PlayerFleetActor:
+    """Tournament players of one process: they register in the order given, then play."""
+
+    def __init__(self, endpoint: str, tournament_id: str, entrants: list[Entrant], config: dict[str, Any]) -> None:
+        self.endpoint = endpoint
+        self.tournament_id = tournament_id
+        self.entrants = entrants
+        self.config = BotConfig(**{**config, "tournament": True, "rebuy": False})
+        self.players: list[TournamentPlayer] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._channel: grpc.aio.Channel | None = None
+        self._fleet: Fleet | None = None
+
+    async def start(self) -> dict[str, Any]:
+        """Make the fleet and the players in this actor's event loop; returns where it runs."""
+        self._fleet = Fleet(config=self.config)
+        self._channel = grpc.aio.insecure_channel(self.endpoint)
+        stub: TournamentServiceAsyncStub = trpc.TournamentServiceStub(self._channel)
+        self.players = [TournamentPlayer(e, self.tournament_id, stub, self._fleet) for e in self.entrants]
+        tune_for_latency()
+        return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid()}
+
+    async def register(self) -> int:
+        """Register every player, one after the other in the order given (the director's seat draw
+        follows the registration order: this order is the accelerated driver's); returns the
+        tournament's last seq then."""
+        last = 0
+        for player in self.players:
+            last = await player.register()
+        return last
+
+    async def play(self, resume_after: int | None) -> int:
+        """Every player follows the tournament from after ``resume_after`` (None: the first event)
+        and plays its seats, in the background; returns how many."""
+        gate = asyncio.Semaphore(WATCH_OPENING)
+        self._tasks = [asyncio.ensure_future(p.play(resume_after, gate)) for p in self.players]
+        return len(self._tasks)
+
+    async def playing(self) -> int:
+        """Players still following the tournament (their streams end when it finishes)."""
+        return sum(1 for task in self._tasks if not task.done())
+
+    async def collect(self) -> dict[str, Any]:
+        """What the players saw: each one's first seat and first turn there, move latencies, the
+        bots' errors (their Play streams and table calls, by status) and the players' own (Watch,
+        re-entries, add-ons)."""
+        assert self._fleet is not None, "start() first"
+        fleet = self._fleet
+        calls: dict[str, int] = {}
+        for player in self.players:
+            for code, count in player.record.errors.items():
+                calls[code] = calls.get(code, 0) + count
+        return {
+            "first_seats": [
+                (p.record.seats[0].table_id, p.record.first_turns.get(p.record.seats[0].seat_token))
+                for p in self.players if p.record.seats
+            ],
+            "move_latencies": [x for p in self.players for x in p.record.move_latencies],
+            "seats": sum(len(p.record.seats) for p in self.players),
+            "seats_by_endpoint": dict(Counter(seat.endpoint for p in self.players for seat in p.record.seats)),
+            "reentries": sum(p.record.reentries for p in self.players),
+            "add_ons": sum(p.record.add_ons for p in self.players),
+            "actions": fleet.stats.actions,
+            "timeouts": fleet.stats.timeouts,
+            "late_actions": fleet.tally.late_actions,
+            "errors": fleet.stats.errors,
+            "call_errors": calls,
+            "violations": list(fleet.tally.violations),
+        }
+
+    async def stop(self) -> None:
+        """Stop every player and close the channels."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*(p.stop() for p in self.players))
+        if self._fleet is not None:
+            await self._fleet.stop_all(stand_up=False)
+        if self._channel is not None:
+            await self._channel.close()

@@ -1,0 +1,232 @@
+"""``tablestorm tournament``: one tournament to its winner, accelerated (in-process, on a virtual
+clock) or live (table servers, a tournament server and bot fleets on Ray), and its files.
+
+Every flag is checked before Ray starts (exit 2 with one line naming the flag). Exit status: 0 the
+tournament finished with every chip; 1 it did not finish (a stall, the time limit) or chips were
+not conserved; 2 a bad flag or structure, or Ray out of reach; 130 interrupted (the files are
+written all the same, marked interrupted). Ray, gRPC and matplotlib are imported only once the
+flags are good, so ``tablestorm --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from sim.chaos import ChaosEvent
+from sim.cluster import CONNECT_TIMEOUT_S, check_address
+from sim.inputs import COUNT, NON_NEGATIVE, SEED, Bound, InputError, flag
+
+if TYPE_CHECKING:
+    from services.tournament.structure import TournamentStructure
+
+    from .profiles import DealingModel, PlayerProfile
+
+__all__ = ["TOURNAMENT_ID", "TournamentArgs", "check", "parse_mix", "register"]
+
+DEFAULT_OUT: Final = "out/tournament"
+DEFAULT_TIME_LIMIT_S: Final = 24 * 3600.0
+TOURNAMENT_ID: Final = "tournament"
+"""Both modes' tournament id: table ids (and so the shuffles) derive from it."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentArgs:
+    """A ``tablestorm tournament`` command line that passed every check."""
+
+    structure: TournamentStructure
+    entrants: int
+    profiles: tuple[PlayerProfile, ...]
+    dealing: DealingModel
+    seed: int
+    accelerated: bool
+    chaos: tuple[ChaosEvent, ...]
+    hosts: int
+    fleets: int
+    address: str | None
+    connect_timeout: float
+    time_limit_s: float
+    out: Path
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``--bots``: ``KIND[=WEIGHT],...`` (``strength``, ``strength=3,random=1``) over the bot kinds
+    of ``sim.bots.strategies``; InputError naming the flag."""
+    from sim.bots.strategies import BOT_KINDS
+
+    mix: dict[str, float] = {}
+    for item in text.split(","):
+        kind, sep, weight = item.strip().partition("=")
+        if kind not in BOT_KINDS:
+            raise InputError(f"--bots: unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+        if kind in mix:
+            raise InputError(f"--bots: {kind} is given twice")
+        try:
+            mix[kind] = NON_NEGATIVE.parse(weight) if sep else 1.0
+        except ValueError as exc:
+            raise InputError(f"--bots: weight of {kind}: {exc}") from None
+    if not any(mix.values()):
+        raise InputError("--bots: at least one bot kind needs a positive weight")
+    return mix
+
+
+def check(args: argparse.Namespace) -> TournamentArgs:
+    """The tournament ``args`` asks for; InputError naming the flag (or the structure's field)."""
+    import secrets
+
+    from services.tournament.structure import StructureError, load_structure
+    from sim.distributions import Distribution
+    from sim.load_args import writable
+
+    from .profiles import ONLINE_DEALING, ONLINE_THINK, DealingModel, PlayerProfile
+
+    try:
+        structure = load_structure(args.structure)
+    except StructureError as exc:  # its message starts with the file's path
+        raise InputError(str(exc)) from None
+    cap = structure.max_entrants
+    if args.entrants < 2:
+        raise InputError(f"--entrants: a tournament needs at least 2, got {args.entrants}")
+    if cap and args.entrants > cap:
+        raise InputError(f"--entrants: the structure seats at most {cap} (max_entrants), got {args.entrants}")
+    think = ONLINE_THINK if args.think is None else Distribution("fixed", args.think)
+    if args.think is not None and args.think >= structure.clock_seconds:
+        raise InputError(f"--think: {args.think:g} s is the whole {structure.clock_seconds:g} s action clock or more: "
+                         "every bot would time out (CLOCK-2)")
+    mix = parse_mix(args.bots)
+    profiles = tuple(PlayerProfile(kind, think=think, weight=weight) for kind, weight in mix.items())
+    dealing = ONLINE_DEALING if args.hand_pause is None else DealingModel(between_hands_s=args.hand_pause, card_s=0.0)
+    chaos = tuple(_chaos(text) for text in args.chaos)
+    if args.accelerated:
+        for name, given in (("--chaos", bool(chaos)), ("--hosts", args.hosts is not None),
+                            ("--fleets", args.fleets is not None), ("--address", args.address is not None)):
+            if given:
+                raise InputError(f"{name}: a live run's flag; --accelerated runs in this process, on no Ray")
+    hosts = 2 if args.hosts is None else args.hosts
+    kills = Counter(event.action for event in chaos)["kill-host"]
+    if kills and hosts <= kills:
+        raise InputError(f"--chaos: {kills} kill-host event(s) need at least {kills + 1} table hosts (the killed "
+                         f"host's tables are rebuilt on another); the run has {hosts} (--hosts)")
+    if any(event.action != "kill-host" for event in chaos):
+        raise InputError("--chaos: a tournament takes kill-host@SECONDS events only (its players are not a load "
+                         "test's fleets)")
+    fleets = min(2, args.entrants) if args.fleets is None else args.fleets
+    if fleets > args.entrants:
+        raise InputError(f"--fleets: {fleets} fleets for {args.entrants} entrants leaves a fleet without players")
+    address = None if args.address is None else check_address(args.address)
+    seed = secrets.randbits(63) if args.seed is None else args.seed
+    out = writable(Path(args.out), "--out", directory=True)
+    return TournamentArgs(
+        structure, args.entrants, profiles, dealing, seed, args.accelerated, chaos, hosts, fleets, address,
+        args.connect_timeout, args.time_limit, out,
+    )
+
+
+def _chaos(text: str) -> ChaosEvent:
+    try:
+        return ChaosEvent.parse(text)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``tournament`` to the ``tablestorm`` command."""
+    p = sub.add_parser(
+        "tournament", help="play one tournament of bots to its winner, accelerated or live on Ray",
+        description="One tournament of the structure file (TOURN-1; examples in sim/tournaments/) played by "
+        "bots to its winner. --accelerated: in this process, tables in memory, on a virtual clock (think "
+        "times and dealing from online play), so the duration is a forecast. Live (the default): table hosts, "
+        "a tournament server and bot fleets on Ray (a new local loopback Ray unless --address), real clocks, "
+        "a live view on stderr. Both write tournament.json, eliminations.csv and tournament.html to --out; "
+        "both play the same tournament for a seed (players p1..pN, their seeds, the tables' shuffles). "
+        "Exit status: 0 finished with every chip; 1 not finished or chips not conserved; 2 a bad flag or "
+        "structure; 130 interrupted (files written).",
+    )
+    p.add_argument("structure", metavar="STRUCTURE.yaml", help="the tournament's structure file")
+    p.add_argument("--entrants", type=flag(COUNT), required=True, help="players registered before the start")
+    p.add_argument("--bots", default="strength", metavar="MIX",
+                   help="bot kinds and weights, KIND[=WEIGHT],... (default strength)")
+    p.add_argument("--accelerated", action="store_true", help="run in-process on a virtual clock")
+    p.add_argument("--seed", type=flag(SEED), default=None,
+                   help="seat draws, shuffles and decisions replay from it (default: random, reported)")
+    p.add_argument("--think", type=flag(NON_NEGATIVE), default=None, metavar="SECONDS",
+                   help="seconds every decision takes (default: uniform 1-5 s, as online players)")
+    p.add_argument("--hand-pause", type=flag(NON_NEGATIVE), default=None, metavar="SECONDS",
+                   help="seconds between a table's hands, cards dealt at once, in both modes (default: the "
+                   "online table: 3 s between hands and 0.15 s a card accelerated; 3 s live)")
+    p.add_argument("--chaos", action="append", default=[], metavar="kill-host@SECONDS",
+                   help="live: kill a table host this many seconds after the start (repeatable)")
+    p.add_argument("--hosts", type=flag(COUNT), default=None, help="live: table host actors (default 2)")
+    p.add_argument("--fleets", type=flag(COUNT), default=None, help="live: bot fleet actors (default 2)")
+    p.add_argument("--address", help="live: join a Ray cluster, auto or HOST:PORT (default: a new local one)")
+    p.add_argument("--connect-timeout", type=flag(Bound(minimum=1)), default=CONNECT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"give up joining --address after this long (default {CONNECT_TIMEOUT_S:g})")
+    p.add_argument("--time-limit", type=flag(Bound(minimum=1)), default=DEFAULT_TIME_LIMIT_S, metavar="SECONDS",
+                   help="live: stop a tournament still running after this long, exit 1 (default 24 h)")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"directory for the files (default {DEFAULT_OUT})")
+    p.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        request = check(args)
+    except InputError as exc:
+        print(f"tablestorm tournament: {exc}", file=sys.stderr)
+        return 2
+    import json
+    import time
+
+    from sim.interruption import EXIT_STATUS
+    from sim.reporting.meta import run_metadata
+
+    from .outputs import write_outputs
+
+    run = run_metadata(args.command_line, time.time())
+    if request.accelerated:
+        document = _accelerated(request, run)
+    else:
+        from sim.cluster import ClusterError
+        from sim.deployment import DeploymentError
+
+        from .live_run import run_live
+
+        try:
+            document = run_live(request, run, stream=sys.stderr)
+        except (ClusterError, DeploymentError) as exc:
+            print(f"tablestorm tournament: {exc}", file=sys.stderr)
+            return 2
+    files = write_outputs(request.out, document)
+    print(json.dumps({k: document[k] for k in (
+        "mode", "entries", "finished", "chips_conserved", "hands", "duration_s", "prize_pool", "interrupted",
+    )}))
+    print(f"report: {files['html']}", file=sys.stderr)
+    if document["interrupted"]:
+        return EXIT_STATUS
+    return 0 if document["finished"] and document["chips_conserved"] else 1
+
+
+def _accelerated(request: TournamentArgs, run: dict[str, Any]) -> dict[str, Any]:
+    """The whole tournament here; Ctrl-C stops it where it is (its document says so)."""
+    from .accelerated import AcceleratedTournament
+    from .outputs import tournament_document
+    from .summary import summarize
+
+    tournament = AcceleratedTournament(
+        request.structure, entrants=request.entrants, seed=request.seed, profiles=request.profiles,
+        dealing=request.dealing, tournament_id=TOURNAMENT_ID,
+    )
+    try:
+        result = tournament.run()
+    except (KeyboardInterrupt, RuntimeError) as exc:  # Ctrl-C, or a stall (nothing due: a bug, reported)
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        if not interrupted:
+            print(f"tablestorm tournament: {exc}", file=sys.stderr)
+        partial = summarize(tournament.director, seed=request.seed, hands=tournament.hands,
+                            hands_by_players=tournament.hands_by_players, chips_conserved=False)
+        return tournament_document(partial, mode="accelerated", finished=False, interrupted=interrupted, run=run)
+    return tournament_document(result, mode="accelerated", finished=True, interrupted=False, run=run)
+

@@ -1,0 +1,271 @@
+"""The live tournament: table hosts, a tournament server and player fleets on Ray, real clocks.
+
+:class:`LiveTournamentRun` deploys the run's table hosts (:class:`~sim.deployment.Deployment`, as
+a load run does), a :class:`~.actors.TournamentActor` on the driver's node (so that losing any
+other node never takes the tournament along) given the hosts' endpoints, and player fleets
+(:class:`~.actors.PlayerFleetActor`) spread over the nodes. The players are those of the
+accelerated driver for the same seed: ids ``p1..pN``, profiles drawn from the same stream
+(:func:`.profiles.driver_rng`), each deciding from ``player_seed(seed, id)``; the tournament id is
+the same and the tables shuffle with the live tables' ids in both, so both modes deal and decide
+alike. The fleets register their players one after the other, fleets in turn, so that the
+director sees the registrations in the accelerated order (its seat draw follows it).
+
+Once a second the driver reads the tournament's state for the live view and fires the chaos events
+that are due (``kill-host@Ns``: the host actor is killed; the tournament server finds its tables
+lost and rebuilds them, TOURN-11). It stops when the tournament finishes, halts, runs past the
+time limit, or is interrupted (Ctrl-C: the files are written all the same).
+
+What only a live run measures: the **start burst** (seconds from the start until every starting
+table has dealt its first hand, to its first turn) and the **move latency** (from a moved
+player's ``Moved`` event to its first turn at the new table).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from sim import cluster
+from sim.bots.tournament_player import Entrant
+from sim.deployment import CALL_TIMEOUT, START_TIMEOUT, ActorInfo, Deployment, remote, within
+from sim.interruption import Abort, Interruption
+
+from .command import TOURNAMENT_ID, TournamentArgs
+from .outputs import tournament_document
+from .profiles import assign_profiles, driver_rng, player_seed
+from .terminal import TournamentView
+
+__all__ = ["LiveTournamentRun", "entrants_of", "run_live"]
+
+POLL_S = 1.0
+"""Seconds between the driver's looks at the tournament (the live view, chaos, the end)."""
+REGISTER_S = 1.0
+"""Seconds one registration may take, at most, on top of START_TIMEOUT for a fleet's (one after another)."""
+
+
+def entrants_of(request: TournamentArgs) -> list[Entrant]:
+    """The field, as the accelerated driver makes it for the same seed."""
+    profiles = assign_profiles(request.entrants, request.profiles, driver_rng(request.seed))
+    return [
+        Entrant(
+            player_id=f"p{k}", bot_kind=profile.kind, think=profile.think, seed=player_seed(request.seed, f"p{k}"),
+            auto_rebuy=profile.rebuys, add_on=profile.add_on, reenter=profile.reenter,
+        )
+        for k, profile in enumerate(profiles, 1)
+    ]
+
+
+def _blocks(entrants: Sequence[Entrant], fleets: int) -> list[list[Entrant]]:
+    """``fleets`` contiguous blocks of the field, as even as they go (p1.. in the first)."""
+    size, extra = divmod(len(entrants), fleets)
+    blocks, start = [], 0
+    for k in range(fleets):
+        end = start + size + (1 if k < extra else 0)
+        blocks.append(list(entrants[start:end]))
+        start = end
+    return blocks
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class LiveTournamentRun:
+    """One live tournament on the Ray this process is connected to."""
+
+    def __init__(self, request: TournamentArgs, run: dict[str, Any], *, stream: TextIO,
+                 interruption: Interruption | None = None) -> None:
+        import ray
+
+        self.ray = ray
+        self.request = request
+        self.run_meta = run
+        self.interruption = interruption or Interruption()
+        self.view = TournamentView(stream)
+        self.deployment = Deployment(ray, request.out, host_limits={}, bot_config={}, start=time.time())
+        self.tournament: Any = None
+        self.fleets: dict[str, Any] = {}
+        self.hosts_killed: list[dict[str, Any]] = []
+        self._players: dict[str, int] = {}
+        """Players of each fleet."""
+        self.registration_s: float | None = None
+        """Seconds the players took to register, one after the other."""
+        self._host_info: dict[str, ActorInfo] = {}
+        """Every table host started, by id (a killed one's stays)."""
+
+    # ----------------------------------------------------------------- the run
+
+    def run(self) -> dict[str, Any]:
+        """Deploy, play to the end (or the limit, or Ctrl-C), collect; returns tournament.json."""
+        try:
+            self._deploy()
+            interrupted = self._play()
+            return self._document(interrupted)
+        finally:
+            self._teardown()
+
+    def _deploy(self) -> None:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from .actors import PlayerFleetActor, TournamentActor
+
+        ray, request, deployment = self.ray, self.request, self.deployment
+        hosts = deployment.start_hosts(request.hosts)
+        self._host_info = {h: deployment.info[h] for h in hosts}
+        endpoints = [deployment.info[h].endpoint for h in hosts]
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.tournament = remote(TournamentActor).options(scheduling_strategy=here).remote(
+            endpoints, request.dealing.between_hands_s
+        )
+        endpoint = within(ray, self.tournament.start.remote(), START_TIMEOUT, "the tournament server")["endpoint"]
+        config = {"rpc_timeout": max(10.0, request.structure.clock_seconds)}
+        placement = deployment.placement
+        for k, block in enumerate(_blocks(entrants_of(request), request.fleets)):
+            fleet_id = f"players-{k}"
+            strategy = placement.strategy([*deployment.running, *self.fleets])
+            self._players[fleet_id] = len(block)
+            self.fleets[fleet_id] = remote(PlayerFleetActor).options(scheduling_strategy=strategy).remote(
+                endpoint, TOURNAMENT_ID, block, config
+            )
+            info = within(ray, self.fleets[fleet_id].start.remote(), START_TIMEOUT, f"player fleet {fleet_id}")
+            placement.placed({fleet_id: info["node_id"]})
+        within(ray, self.tournament.create.remote(TOURNAMENT_ID, request.structure, request.seed), CALL_TIMEOUT,
+               "the tournament server")
+
+    def _play(self) -> bool:
+        """Register, start and follow the tournament; returns whether it was interrupted."""
+        ray, tournament = self.ray, self.tournament
+        last = 0
+        with self.interruption.installed() as interruption:
+            try:
+                began = time.monotonic()
+                for fleet_id, fleet in self.fleets.items():  # in turn: the registration order is p1..pN
+                    bound = START_TIMEOUT + REGISTER_S * self._players[fleet_id]
+                    last = within(ray, fleet.register.remote(), bound, f"player fleet {fleet_id} registering")
+                self.registration_s = time.monotonic() - began
+                status = within(ray, tournament.status.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
+                # A sit-and-go started at its last registration: its players follow it from the first event;
+                # an MTT's players skip the registrations, which they need not read a thousand times each.
+                resume_after = None if status["status"] != "registering" else last
+                within(ray, [f.play.remote(resume_after) for f in self.fleets.values()], CALL_TIMEOUT, "the fleets")
+                within(ray, tournament.begin.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
+                return self._follow(interruption)
+            except Abort:
+                return True
+
+    def _follow(self, interruption: Interruption) -> bool:
+        ray, request = self.ray, self.request
+        chaos = sorted(request.chaos, key=lambda event: event.at)
+        began = time.monotonic()
+        while True:
+            status = within(ray, self.tournament.status.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
+            self.view.update(status)
+            if status["status"] == "finished" or status["halted"] is not None:
+                return False
+            elapsed = time.monotonic() - began
+            while chaos and chaos[0].at <= elapsed:
+                chaos.pop(0)
+                self._kill_host(elapsed)
+            if elapsed > request.time_limit_s:
+                self.view.note(f"the time limit ({request.time_limit_s:g} s, --time-limit) is up: stopping")
+                return False
+            if interruption.requested.wait(POLL_S):
+                return True
+
+    def _kill_host(self, elapsed: float) -> None:
+        """Chaos: kill the first live table host (its tables are rebuilt elsewhere by the server)."""
+        deployment = self.deployment
+        if len(deployment.hosts) < 2:
+            return
+        host_id = sorted(deployment.hosts)[0]
+        info = deployment.info[host_id]
+        deployment.remove_host(host_id)
+        self.hosts_killed.append({"at_s": round(elapsed, 3), "host": host_id, "endpoint": info.endpoint})
+        self.view.note(f"chaos: killed table host {host_id} ({info.endpoint}) at {elapsed:.1f} s")
+
+    # ----------------------------------------------------------------- the end
+
+    def _document(self, interrupted: bool) -> dict[str, Any]:
+        ray, request = self.ray, self.request
+        self.view.finish()
+        outcome = within(ray, self.tournament.result.remote(TOURNAMENT_ID, request.seed), CALL_TIMEOUT,
+                         "the tournament server")
+        reports = self.deployment.broadcast(self.fleets, "collect")
+        moves = [x for r in reports for x in r["move_latencies"]]
+        errors: dict[str, int] = {}
+        calls: dict[str, int] = {}
+        for report in reports:
+            for into, key in ((errors, "errors"), (calls, "call_errors")):
+                for code, count in report[key].items():
+                    into[code] = into.get(code, 0) + count
+        started = outcome["started_at"]
+        first: dict[str, float] = {}
+        for table_id, at in (pair for r in reports for pair in r["first_seats"]):
+            if at is not None:
+                first[table_id] = min(first.get(table_id, at), at)
+        live = {
+            "hosts": request.hosts,
+            "fleets": request.fleets,
+            "nodes": sum(1 for n in ray.nodes() if n.get("Alive")),
+            "hosts_killed": self.hosts_killed,
+            "tables_lost": outcome["tables_lost"],
+            "hands_voided": outcome["hands_voided"],
+            "halted": outcome["halted"],
+            "registration_s": self.registration_s,
+            "start_burst_s": None if started is None or not first else max(first.values()) - started,
+            "move_latency_ms": {
+                "count": len(moves),
+                "p50": None if not moves else 1000 * (_percentile(moves, 0.5) or 0.0),
+                "p99": None if not moves else 1000 * (_percentile(moves, 0.99) or 0.0),
+                "max": None if not moves else 1000 * max(moves),
+            },
+            "seats_assigned": sum(r["seats"] for r in reports),
+            "actions": sum(r["actions"] for r in reports),
+            "timeouts": sum(r["timeouts"] for r in reports),
+            "late_actions": sum(r["late_actions"] for r in reports),
+            "seats_by_node": self._seats_by_node(reports),
+            "errors": errors,
+            "call_errors": calls,
+            "protocol_violations": sum(len(r["violations"]) for r in reports),
+            "violations": [v for r in reports for v in r["violations"]][:20],
+        }
+        return tournament_document(outcome["summary"], mode="live", finished=outcome["finished"],
+                                   interrupted=interrupted, run=self.run_meta, live=live)
+
+    def _seats_by_node(self, reports: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """Seats assigned at each Ray node's table hosts (the killed ones' included)."""
+        nodes = {info.endpoint: info.node_id for info in self._host_info.values()}
+        counts: dict[str, int] = {}
+        for report in reports:
+            for endpoint, count in report["seats_by_endpoint"].items():
+                node = nodes.get(endpoint, "unknown")
+                counts[node] = counts.get(node, 0) + count
+        return counts
+
+    def _teardown(self) -> None:
+        deployment = self.deployment
+        with contextlib.suppress(Exception):
+            deployment.broadcast(self.fleets, "stop", timeout=30.0)
+        if self.tournament is not None:
+            with contextlib.suppress(Exception):
+                self.ray.get(self.tournament.stop.remote(), timeout=30.0)
+        deployment.broadcast(deployment.hosts, "stop", timeout=30.0)
+        for handle in [*self.fleets.values(), *([self.tournament] if self.tournament is not None else [])]:
+            deployment.end(handle)
+        deployment.kill_all()
+
+
+def run_live(request: TournamentArgs, run: dict[str, Any], *, stream: TextIO) -> dict[str, Any]:
+    """``tablestorm tournament`` without ``--accelerated``: connect (or start a local loopback Ray),
+    play, and leave the cluster as found; ClusterError or DeploymentError when Ray is out of reach."""
+    info = cluster.connect(request.address, timeout=request.connect_timeout)
+    try:
+        return LiveTournamentRun(request, run, stream=stream).run()
+    finally:
+        if info.started_here:
+            cluster.disconnect()
