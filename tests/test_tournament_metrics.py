@@ -39,6 +39,7 @@ async def test_the_dashboard_metrics_follow_a_tournament_to_its_end() -> None:
         for name, value in (
             ("entries", state.entries), ("players_left", state.players_left), ("tables", state.tables),
             ("level", state.level), ("hand_for_hand", int(state.hand_for_hand)),
+            ("level_time_left_seconds", state.time_left_s),  # the clock stands while paused: to the digit
         ):
             assert exported(metrics, f"tablestorm_tournament_{name}", tournament="m") == value, name
         await servers.stub.Resume(request, metadata=operator())
@@ -53,7 +54,8 @@ async def test_the_dashboard_metrics_follow_a_tournament_to_its_end() -> None:
         assert exported(metrics, "tablestorm_tournament_table_servers", state="up") == 2
         assert exported(metrics, "tablestorm_tournament_grpc_requests_total", method="Register", code="OK") == 12
         assert exported(metrics, "tablestorm_tournament_grpc_requests_total", method="Watch", code="OK") == 12
-        for name in ("players_left", "tables", "level", "last_hand_age_seconds"):  # its series end with it
+        for name in ("players_left", "tables", "level", "level_time_left_seconds", "last_hand_age_seconds"):
+            # its series end with it
             with pytest.raises(KeyError):
                 exported(metrics, f"tablestorm_tournament_{name}", tournament="m")
         await channels.close()

@@ -3,12 +3,14 @@
     .venv/bin/python deploy/grafana/generate.py            # rewrite deploy/grafana/dashboards/
     .venv/bin/python deploy/grafana/generate.py --out DIR  # somewhere else (the drift test)
 
-Four dashboards for capacity planners and SREs: Load test (RED: rate, errors, duration), Table
-hosts (USE: utilisation, saturation, errors, and the fleets driving the load), Tournaments and
-Capacity (what today's metrics support; deploy/README.md lists the panels still to come). Every
-query filters by the ``cluster``, ``host`` and ``game`` variables, and the datasource is itself a
-variable, so the JSON imports into any Grafana as it is. tests/test_deploy_dashboards.py runs every
-panel's query against a real Prometheus scraping a real load run.
+Four dashboards for capacity planners, SREs and tournament operators: Load test (RED: rate,
+errors, duration), Table hosts (USE: utilisation, saturation, errors, and the fleets driving the
+load), Tournaments (the tournament servers' tournaments and the pace of their tables) and Capacity
+(deploy/README.md lists the forecast panels still to come). Every query filters by the
+``cluster``, ``host`` and ``game`` variables (the Tournaments dashboard also by ``tournament``),
+and the datasource is itself a variable, so the JSON imports into any Grafana as it is.
+tests/test_deploy_dashboards.py runs every panel's query against a real Prometheus scraping a real
+load run, and the Tournaments dashboard's against one scraping a real tournament.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ CLUSTER = 'cluster=~"$cluster"'
 HOSTS = 'role="table_host", cluster=~"$cluster", instance=~"$host"'
 GAMES = f'{HOSTS}, game=~"$game"'
 FLEETS = 'role="fleet", cluster=~"$cluster"'
+TOURNAMENT = 'cluster=~"$cluster", tournament=~"$tournament"'
+"""A tournament server's per-tournament gauges (its metric names are its own: no role needed)."""
+TOURNAMENT_GAMES = 'cluster=~"$cluster", game=~"$game"'
+"""A tournament server's counters, which count by game."""
+STALL_CLOCKS = 30
+"""The TournamentStalled alert's N: it fires when a table has gone this many action clocks without
+finishing a hand while dealing was allowed (deploy/prometheus/rules.yml; deploy/README.md says why)."""
 SERVER_FAULTS = 'code=~"UNKNOWN|INTERNAL|UNAVAILABLE|DATA_LOSS|UNIMPLEMENTED|DEADLINE_EXCEEDED|RESOURCE_EXHAUSTED"'
 """The gRPC codes that are the server's fault (the 5xx of gRPC); the others answer the client's request."""
 
@@ -70,12 +79,14 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """One dashboard: its rows, under the variables every dashboard has."""
+    """One dashboard: its rows, under its variables (the datasource first)."""
 
     uid: str
     title: str
     description: str
     rows: tuple[Row, ...]
+    variables: tuple[str, ...] = ("cluster", "host", "game")
+    """Its query variables (of :data:`VARIABLE_QUERIES`), in the order each may depend on the ones before."""
 
 
 def quantiles(metric: str, selector: str, by: str, legend: str) -> tuple[Query, ...]:
@@ -92,6 +103,11 @@ def quantiles(metric: str, selector: str, by: str, legend: str) -> tuple[Query, 
 
 def per_second(metric: str, selector: str, by: str) -> Query:
     return Query(f"sum by ({by}) (rate({metric}{{{selector}}}[{RATE}]))", "{{" + by + "}}")
+
+
+def per_tournament(metric: str, aggregate: str = "sum", legend: str = "") -> Query:
+    """A tournament server's gauge, a line per tournament (``aggregate`` over servers sharing an id)."""
+    return Query(f"{aggregate} by (tournament) ({metric}{{{TOURNAMENT}}})", f"{legend}{{{{tournament}}}}")
 
 
 LOAD_TEST = Board(
@@ -219,13 +235,54 @@ TABLE_HOSTS = Board(
 TOURNAMENTS = Board(
     uid="tablestorm-tournaments",
     title="tablestorm / Tournaments",
-    description="The table-level numbers a tournament's forecast rests on, from today's table metrics. "
-    "The tournament panels (tournaments running, players left, level, hand-for-hand, eliminations) "
-    "come with the tournament service's metrics: deploy/README.md lists them.",
+    description="For tournament operators and SREs: the tournament servers' tournaments (players left, "
+    "tables, the level and its time, hand-for-hand, eliminations, stalled tables) and the pace of their "
+    "tables on the table hosts, which a tournament's forecast rests on.",
     rows=(
-        Row("Tables", (
-            Chart("Tables by game", "", (Query(f"sum by (game) (tablestorm_tables_live{{{GAMES}}})", "{{game}}"),),
+        Row("Tournaments", (
+            Chart("Tournaments by status", "Tournaments on the tournament servers: registering, running, "
+                  "paused (by an operator) and finished.",
+                  (Query(f"sum by (status) (tablestorm_tournament_tournaments{{{CLUSTER}}})", "{{status}}"),),
                   "short"),
+            Chart("Players left", "Players still in each tournament, and its entries (re-entries included).",
+                  (per_tournament("tablestorm_tournament_players_left"),
+                   per_tournament("tablestorm_tournament_entries", legend="entries ")),
+                  "short"),
+            Chart("Tables", "Each tournament's open tables: they break as players go (TOURN-3).",
+                  (per_tournament("tablestorm_tournament_tables"),),
+                  "short"),
+            Chart("Level", "The play level in force, from 1 (during a break, the last one played).",
+                  (per_tournament("tablestorm_tournament_level", "max"),),
+                  "short"),
+            Chart("Time left in the level", "Until the next level or break (TOURN-1); it stands while the "
+                  "tournament is paused, and is infinite in the last level, which lasts to the end.",
+                  (per_tournament("tablestorm_tournament_level_time_left_seconds", "min"),), "s"),
+            Chart("Hand-for-hand", "1 from the bubble until the money is reached (TOURN-5): every table "
+                  "deals one hand and waits for the others.",
+                  (per_tournament("tablestorm_tournament_hand_for_hand", "max"),), "short"),
+            Chart("Eliminations per minute", "Entries eliminated, by game: how fast the field shrinks.",
+                  (Query(f"60 * sum by (game) (rate(tablestorm_tournament_eliminations_total{{{TOURNAMENT_GAMES}}}"
+                         f"[{RATE}]))", "{{game}}"),), "short"),
+        )),
+        Row("Stalls and faults", (
+            Chart("Longest wait for a hand, in clocks", "Over each tournament's tables, the longest any has "
+                  "gone without finishing a hand while dealing was allowed, in action clocks (0 paused or on "
+                  f"a break); the TournamentStalled alert pages above {STALL_CLOCKS}.",
+                  (Query(f"max by (tournament) (tablestorm_tournament_last_hand_age_seconds{{{TOURNAMENT}}}"
+                         f" / tablestorm_tournament_clock_seconds{{{TOURNAMENT}}})", "{{tournament}}"),),
+                  "short"),
+            Chart("Table servers by state", "The table servers the tournament servers were given, up or down "
+                  "(a down server's tables are rebuilt on the others).",
+                  (Query(f"sum by (state) (tablestorm_tournament_table_servers{{{CLUSTER}}})", "{{state}}"),),
+                  "short"),
+            Chart("Tables rebuilt", "Tournament tables rebuilt in the time range after their table server was "
+                  "lost (or refused them): their running hands were voided (TOURN-11).",
+                  (Query(f"sum(increase(tablestorm_tournament_tables_lost_total{{{CLUSTER}}}[$__range]))"),),
+                  "short", kind="stat", alarm=1),
+        )),
+        Row("Tables", (
+            Chart("Tables by game", "On the table hosts, tournament and cash tables.",
+                  (Query(f"sum by (game) (tablestorm_tables_live{{{GAMES}}})", "{{game}}"),), "short"),
             Chart("Players seated by game", "", (Query(f"sum by (game) (tablestorm_seats_live{{{GAMES}}})",
                                                        "{{game}}"),), "short"),
             Chart("Players per table", "Seated players over tables, by game: short tables play faster hands.",
@@ -241,12 +298,13 @@ TOURNAMENTS = Board(
                   (Query(f"sum by (game) (rate(tablestorm_timeouts_total{{{GAMES}}}[{RATE}]))"
                          f" / sum by (game) (rate(tablestorm_hands_completed_total{{{GAMES}}}[{RATE}]))",
                          "{{game}}"),), "short"),
-            Chart("Hands voided", "Hands refunded in the time range: every stack back to the hand's start "
-                  "(TOURN-11).",
-                  (Query(f"sum by (game) (increase(tablestorm_hands_voided_total{{{GAMES}}}[$__range]))",
-                         "{{game}}"),), "short"),
+            Chart("Hands voided", "Tournament hands voided in the time range because their table was lost: "
+                  "every stack back to the hand's start (TOURN-11).",
+                  (Query(f"sum by (game) (increase(tablestorm_tournament_hands_voided_total{{{TOURNAMENT_GAMES}}}"
+                         f"[$__range]))", "{{game}}"),), "short"),
         )),
     ),
+    variables=("cluster", "host", "game", "tournament"),
 )
 
 CAPACITY = Board(
@@ -303,8 +361,10 @@ VARIABLE_QUERIES = {
     "cluster": ("Cluster", 'label_values(up{role=~"table_host|fleet"}, cluster)'),
     "host": ("Table host", 'label_values(up{role="table_host", cluster=~"$cluster"}, instance)'),
     "game": ("Game", 'label_values(tablestorm_tables_live{cluster=~"$cluster"}, game)'),
+    "tournament": ("Tournament", 'label_values(tablestorm_tournament_players_left{cluster=~"$cluster"}, tournament)'),
 }
-"""Each variable's label and query; every one offers All (any value: ``.*``) and several values."""
+"""Each variable's label and query; every one offers All (any value: ``.*``) and several values.
+A tournament's series last while it is not finished: the variable offers those of the time range."""
 
 
 def _variable(name: str) -> builder.QueryVariable:
@@ -355,7 +415,7 @@ def build(board: Board) -> builder.Dashboard:
         .tooltip(model.DashboardCursorSync.CROSSHAIR)
         .with_variable(builder.DatasourceVariable("datasource").label("Data source").type("prometheus"))
     )
-    for name in VARIABLE_QUERIES:
+    for name in board.variables:
         dashboard = dashboard.with_variable(_variable(name))
     panel_id = 0
     for row in board.rows:

@@ -137,6 +137,7 @@ class LiveTournament:
             counter.labels(self._game)  # at zero from the first tournament of the game: 0, not "no data"
         metrics.clock_seconds.labels(tournament_id).set(structure.clock_seconds)
         metrics.last_hand_age.labels(tournament_id).set_function(self._stalled_for)
+        metrics.level_time_left.labels(tournament_id).set_function(lambda: self.director.time_left(self.now()))
         self._unlisten = servers.listen(self._server_changed)
         self._task = loop.create_task(self._run())
         self._update()

@@ -45,6 +45,13 @@ class TournamentMetrics:
             ["tournament"],
             registry=r,
         )
+        self.level_time_left = Gauge(
+            "tablestorm_tournament_level_time_left_seconds",
+            "Seconds left in the level in force, a break included (the whole first level before the"
+            " start; the clock stands while paused; +Inf in the last level, which lasts to the end).",
+            ["tournament"],
+            registry=r,
+        )
         self.hand_for_hand = Gauge(
             "tablestorm_tournament_hand_for_hand", "1 while a tournament plays hand-for-hand (TOURN-5).",
             ["tournament"], registry=r,
@@ -89,7 +96,7 @@ class TournamentMetrics:
             registry=r,
         )
         self.per_tournament = (
-            self.entries, self.players_left, self.tables, self.level, self.hand_for_hand, self.clock_seconds,
-            self.last_hand_age,
+            self.entries, self.players_left, self.tables, self.level, self.level_time_left, self.hand_for_hand,
+            self.clock_seconds, self.last_hand_age,
         )
         """The gauges labelled by tournament (their series go when the tournament ends)."""
