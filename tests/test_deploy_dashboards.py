@@ -303,8 +303,10 @@ def forecast_exporter(inputs: Path, prometheus_dir: Path) -> Iterator[str]:
     capacity = write(inputs / "capacity.json", capacity_doc(PER_CORE))
     with process("plan", "--schedule", str(schedule), "--capacity", str(capacity), "--out", str(inputs / "plan"),
                  "--headroom", "0", "--serve-metrics", "0") as (plan, _summary):
-        assert plan.stdout is not None
-        target = f"127.0.0.1:{json.loads(plan.stdout.readline())['port']}"
+        assert plan.stdout is not None and plan.stderr is not None
+        serving = plan.stdout.readline()  # after the plan's summary, the metrics address
+        assert serving, plan.stderr.read()
+        target = f"127.0.0.1:{json.loads(serving)['port']}"
         (prometheus_dir / "forecast").mkdir(parents=True)
         (prometheus_dir / "forecast" / "plan.json").write_text(json.dumps([{"targets": [target]}]))
         yield target
