@@ -46,8 +46,24 @@ def constructed_run(schedule: Schedule | None = None, replications: int = 3) -> 
                        wall_s=2.0, cores=2.0, nodes={"node-a": len(runs)})
 
 
+PER_CORE = {"actions_per_s": 100.0, "hands_per_s": 10.0, "seated_players": 500.0, "play_streams": 400.0}
+"""capacity.json's ``capacity.per_core`` for the plan tests (:func:`capacity_doc`)."""
+
+
 def band(p10: float, p50: float, p90: float) -> dict[str, float]:
     return {"p10": p10, "p50": p50, "p90": p90}
+
+
+STEADY_MINUTE = {"tables": band(1, 3, 5), "seated_players": band(20, 40, 60), "hands_per_s": band(5, 10, 25),
+                 "actions_per_s": band(10, 50, 100), "events_per_s": band(50, 60, 70)}
+"""Every minute of :func:`steady_day`. Planned at :data:`PER_CORE` without headroom, hands/s binds:
+1 core at p50 (10 hands/s at 10 a core), 3 at p90 (25: 2.5 cores, rounded up)."""
+
+
+def steady_day() -> dict[str, Any]:
+    """A schedule.json forecasting :data:`STEADY_MINUTE` for every minute of the day: a plan's
+    forecast exporter serves the same gauges whenever it is scraped."""
+    return schedule_doc([STEADY_MINUTE] * (24 * 60))
 
 
 def schedule_doc(minutes: Sequence[Mapping[str, Mapping[str, float]]], games: Sequence[str] = ("7stud",),

@@ -390,6 +390,7 @@ def test_compose_stack_wires_its_ports_and_files() -> None:
     file_sd = {job["job_name"]: PurePosixPath(job["file_sd_configs"][0]["files"][0]).parent
                for job in config["scrape_configs"]}
     assert mounts[str(config_dir / file_sd["tablestorm"])] == "targets"
+    assert mounts[str(config_dir / file_sd["forecast"])] == "forecast"
     assert mounts[str(config_dir / file_sd["ray"])] == "ray-tmp" and mounts["/tmp/ray"] == "ray-tmp"
     head_mounts = {m.split(":")[1]: m.split(":")[0] for m in services["ray-head"]["volumes"]}
     assert head_mounts["/tmp/ray"] == "ray-tmp"
@@ -398,6 +399,8 @@ def test_compose_stack_wires_its_ports_and_files() -> None:
     assert targets_dir.endswith("/prometheus/targets") and f"--out {targets_dir.removesuffix('/prometheus/targets')}" \
         in (IMAGE / "compose.yaml").read_text()
     assert targets_dir in (IMAGE / "Dockerfile").read_text(), "the image creates it, owned by the user runs write as"
+    (forecast_dir,) = [path for path, volume in head_mounts.items() if volume == "forecast"]
+    assert forecast_dir in (IMAGE / "Dockerfile").read_text(), "the image creates it, owned by the user runs write as"
 
     grafana = services["grafana"]
     (provider,) = yaml.safe_load((GRAFANA / "provisioning" / "dashboards" / "tablestorm.yaml").read_text())["providers"]

@@ -8,7 +8,8 @@ query through a real Prometheus's HTTP API (the ``prometheus`` binary with deplo
 with the variables set to All and to their first value, and require a result holding a number: a
 panel naming a metric the services do not export, or a label they do not set, fails. The Load
 test, Table hosts and Capacity dashboards are run against a short real load (a LoadTest on a local
-Ray: slow); the Tournaments dashboard against a short real tournament (``tablestorm
+Ray: slow) and a real ``tablestorm plan --serve-metrics`` (the Capacity dashboard's forecast,
+whose panels must draw the plan's figures); the Tournaments dashboard against a short real tournament (``tablestorm
 serve-tournaments`` over two ``tablestorm serve`` processes, played by bots to its winner through
 hand-for-hand), over the whole run as Grafana draws it, where the panels must also show what the
 tournament did.
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import pytest
 import yaml
+from schedule_data import PER_CORE, STEADY_MINUTE, capacity_doc, steady_day, write
 from test_runtime_metrics import catalogue
 from test_table_service import run_async
 from test_tournament_serve import process, stop
@@ -291,9 +293,39 @@ class Panels:
         assert len({(c.board, c.panel) for c in self.checks}) == panel_count
 
 
+@contextlib.contextmanager
+def forecast_exporter(inputs: Path, prometheus_dir: Path) -> Iterator[str]:
+    """A real ``tablestorm plan --serve-metrics 0`` of a steady day (:func:`schedule_data.steady_day`)
+    at :data:`schedule_data.PER_CORE` without headroom, registered as deploy/README.md says: its
+    address alone in a file of ``forecast/`` beside the Prometheus config. Yields its target; at
+    the end SIGTERM, which must exit 0."""
+    schedule = write(inputs / "schedule.json", steady_day())
+    capacity = write(inputs / "capacity.json", capacity_doc(PER_CORE))
+    with process("plan", "--schedule", str(schedule), "--capacity", str(capacity), "--out", str(inputs / "plan"),
+                 "--headroom", "0", "--serve-metrics", "0") as (plan, _summary):
+        assert plan.stdout is not None and plan.stderr is not None
+        serving = plan.stdout.readline()  # after the plan's summary, the metrics address
+        assert serving, plan.stderr.read()
+        target = f"127.0.0.1:{json.loads(serving)['port']}"
+        (prometheus_dir / "forecast").mkdir(parents=True)
+        (prometheus_dir / "forecast" / "plan.json").write_text(json.dumps([{"targets": [target]}]))
+        yield target
+        stop(plan)
+
+
+DRAWN_AFTER_S = 20.0
+"""Into the 30-second load, the panels are drawn over the run so far (the forecast's and the two
+hosts' series all scraped by then): their peaks are checked against the plan's figures."""
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("ray_local")
 def test_every_panel_returns_data_from_a_real_load(tmp_path: Path) -> None:
+    """A 30-second load of the four games on two table hosts, and a plan's forecast exporter, both
+    scraped by the run's Prometheus: every panel of the Load test, Table hosts and Capacity
+    dashboards returns a number, and the forecast panels draw the plan's figures (at p50 and p90:
+    the steady day's tables, players and hands/s, the cores its plan needs), two cores present
+    (a table host each) and the spare cores those make."""
     if shutil.which("prometheus") is None:
         pytest.skip("the prometheus binary is not installed (Debian: apt-get install prometheus; .ci/run does)")
     scenario = dataclasses.replace(
@@ -311,6 +343,7 @@ def test_every_panel_returns_data_from_a_real_load(tmp_path: Path) -> None:
         return test.prometheus_server.api(path, **params)
 
     checked = Panels(boards, api)
+    forecast_up: list[dict[str, Any]] = []
 
     def on_second(second: int, state: Any) -> None:
         if second < 8:  # Prometheus scrapes from about the 6th second
@@ -318,13 +351,34 @@ def test_every_panel_returns_data_from_a_real_load(tmp_path: Path) -> None:
         try:
             if checked.checks or checked.plan():
                 checked.run_now()
+                if not forecast_up and time.time() - state.start >= DRAWN_AFTER_S:
+                    checked.run_over(state.start, time.time())
+                    forecast_up.extend(api("/api/v1/query", query='up{job="forecast"}')["result"])
         except (urllib.error.URLError, RuntimeError) as exc:
             errors.append(f"second {second}: {exc!r}")
 
-    test = LoadTest(scenario, tmp_path, prometheus=True, stream=io.StringIO(), on_second=on_second)
-    summary = test.run().summary
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    with forecast_exporter(inputs, tmp_path / "prometheus") as target:
+        test = LoadTest(scenario, tmp_path, prometheus=True, stream=io.StringIO(), on_second=on_second)
+        summary = test.run().summary
     print(f"\nrun: hands={summary['hands']} errors={summary['errors_total']} api errors={errors[:5]}")
     checked.assert_every_panel_returned()
+    # The forecast job labelled the plan's exporter as the dashboards select it.
+    assert [(r["metric"], r["value"][1]) for r in forecast_up] == [
+        ({"__name__": "up", "cluster": "local", "instance": target, "job": "forecast", "role": "forecast"}, "1"),
+    ]
+    for panel, quantity in (("Tables: forecast and live", "tables"),
+                            ("Seated players: forecast and measured", "seated_players"),
+                            ("Hands per second: forecast and measured", "hands_per_s")):
+        assert checked.peak(panel, "A") == STEADY_MINUTE[quantity]["p50"], panel
+        assert checked.peak(panel, "B") == STEADY_MINUTE[quantity]["p90"], panel
+        assert checked.peak(panel, "C") > 0, panel  # the load's tables, seats, hands
+    cores = "Table-host cores: needed, present, used"
+    assert (checked.peak(cores, "A"), checked.peak(cores, "B"), checked.peak(cores, "C")) == (1, 3, 2)
+    assert checked.peak(cores, "D") > 0  # the hosts' CPU
+    spare = "Spare cores against the forecast"
+    assert (checked.peak(spare, "A"), checked.peak(spare, "B")) == (1, -1)  # 2 present - 1; 2 - 3: short
 
 
 # ----------------------------------------------------------------------------- the Tournaments dashboard

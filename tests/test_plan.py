@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
-from schedule_data import METADATA, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
+from schedule_data import METADATA, PER_CORE, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
 from test_capacity import _step
 from test_docs import _table as markdown_table
 
@@ -37,7 +37,6 @@ from sim.plan.result import QUANTITIES
 from sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size
 from sim.schedule.result import build_schedule
 
-PER_CORE = {"actions_per_s": 100.0, "hands_per_s": 10.0, "seated_players": 500.0, "play_streams": 400.0}
 CRDS = next((p / "shared" / "kuberay" for p in ROOT.parents if (p / "shared" / "kuberay").is_dir()),
             ROOT.parent / "shared" / "kuberay")
 """The team's shared/ lies beside the repository (CI's clone) or above it (a worktree)."""

@@ -2,9 +2,9 @@
 
 Event-loop lag (a probe on the server's loop), GC pauses by generation (``gc.callbacks``) and the
 process collector, read from real servers' and fleets' /metrics over HTTP on 127.0.0.1; then every
-family a table server, a tournament server and a fleet export, checked against the Prometheus
-naming conventions and against the catalogue in deploy/README.md (so the documentation cannot
-drift from the code).
+family a table server, a tournament server, a fleet and a plan's forecast exporter export, checked
+against the Prometheus naming conventions and against the catalogue in deploy/README.md (so the
+documentation cannot drift from the code).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prometheus_client import generate_latest
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 from test_table_service import run_async, serving, stud_options
@@ -207,8 +207,25 @@ async def _tournament_exposition() -> str:
         return generate_latest(servers.tournaments.metrics.registry).decode()
 
 
+def _forecast_exposition(tmp_path: Path) -> str:
+    """The forecast gauges of ``tablestorm plan --serve-metrics`` for a steady day's inputs."""
+    from schedule_data import PER_CORE, capacity_doc, steady_day, write
+
+    from sim.plan.forecast_metrics import BANDS, ForecastCollector
+    from sim.plan.inputs import read_capacity, read_schedule
+    from sim.plan.result import QUANTITIES, Settings, minute_sizes
+
+    schedule = read_schedule(write(tmp_path / "schedule.json", steady_day()), QUANTITIES)
+    capacity = read_capacity(write(tmp_path / "capacity.json", capacity_doc(PER_CORE)))
+    settings = Settings(headroom=0.3, cores_per_node=16, quantile="p90")
+    registry = CollectorRegistry()
+    registry.register(ForecastCollector(schedule, {band: minute_sizes(schedule, capacity, settings, band)
+                                                   for band in BANDS.values()}))
+    return generate_latest(registry).decode()
+
+
 @run_async
-async def test_every_exported_metric_follows_the_conventions_and_is_documented() -> None:
+async def test_every_exported_metric_follows_the_conventions_and_is_documented(tmp_path: Path) -> None:
     async with serving(metrics_http=True) as (server, stub):
         assert server.metrics_port is not None
         for k, game in enumerate(VARIANTS):
@@ -223,7 +240,8 @@ async def test_every_exported_metric_follows_the_conventions_and_is_documented()
     stats.error("UNAVAILABLE", now=0.1)
     fleet.update(stats, online=1)
     fleet_text = exposition(fleet.port)
-    exported = _audit(server_text) | _audit(fleet_text) | _audit(await _tournament_exposition())
+    exported = (_audit(server_text) | _audit(fleet_text) | _audit(await _tournament_exposition())
+                | _audit(_forecast_exposition(tmp_path)))
     documented = catalogue()
     ours = "tablestorm_"
     assert {n for n in exported if n.startswith(ours)} == {n for n in documented if n.startswith(ours)}

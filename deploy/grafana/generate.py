@@ -6,11 +6,13 @@
 Four dashboards for capacity planners, SREs and tournament operators: Load test (RED: rate,
 errors, duration), Table hosts (USE: utilisation, saturation, errors, and the fleets driving the
 load), Tournaments (the tournament servers' tournaments and the pace of their tables) and Capacity
-(deploy/README.md lists the forecast panels still to come). Every query filters by the
-``cluster``, ``host`` and ``game`` variables (the Tournaments dashboard also by ``tournament``),
-and the datasource is itself a variable, so the JSON imports into any Grafana as it is.
-tests/test_deploy_dashboards.py runs every panel's query against a real Prometheus scraping a real
-load run, and the Tournaments dashboard's against one scraping a real tournament.
+(a plan's forecast against what the table hosts carry, their capacity per core and per byte).
+Every query filters by the ``cluster`` variable and, where a panel is per host or game, by
+``host`` and ``game`` (the Tournaments dashboard also by ``tournament``; a forecast is a whole
+cluster's), and the datasource is itself a variable, so the JSON imports into any Grafana as it
+is. tests/test_deploy_dashboards.py runs every panel's query against a real Prometheus scraping a
+real load run and a plan's forecast exporter, and the Tournaments dashboard's against one
+scraping a real tournament.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from grafana_foundation_sdk.builders import prometheus, stat, timeseries
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models import dashboard as model
 
+from sim.plan.forecast_metrics import BANDS
+
 DASHBOARDS_DIR = Path(__file__).resolve().parent / "dashboards"
 DATASOURCE = model.DataSourceRef(type_val="prometheus", uid="${datasource}")
 RATE = "$__rate_interval"
@@ -37,6 +41,8 @@ CLUSTER = 'cluster=~"$cluster"'
 HOSTS = 'role="table_host", cluster=~"$cluster", instance=~"$host"'
 GAMES = f'{HOSTS}, game=~"$game"'
 FLEETS = 'role="fleet", cluster=~"$cluster"'
+CLUSTER_HOSTS = 'role="table_host", cluster=~"$cluster"'
+"""Every table host of the selected clusters: what a cluster's forecast is drawn against."""
 TOURNAMENT = 'cluster=~"$cluster", tournament=~"$tournament"'
 """A tournament server's per-tournament gauges (its metric names are its own: no role needed)."""
 TOURNAMENT_GAMES = 'cluster=~"$cluster", game=~"$game"'
@@ -103,6 +109,13 @@ def quantiles(metric: str, selector: str, by: str, legend: str) -> tuple[Query, 
 
 def per_second(metric: str, selector: str, by: str) -> Query:
     return Query(f"sum by ({by}) (rate({metric}{{{selector}}}[{RATE}]))", "{{" + by + "}}")
+
+
+def per_band(metric: str, legend: str = "forecast") -> tuple[Query, ...]:
+    """A series of the plan's forecast (``tablestorm plan --serve-metrics``), or one derived from it,
+    a line per band of the schedule (its ``quantile`` label: p50, p90)."""
+    return tuple(Query(f'sum({metric}{{{CLUSTER}, quantile="{quantile}"}})', f"{legend} {band}")
+                 for quantile, band in BANDS.items())
 
 
 def per_tournament(metric: str, aggregate: str = "sum", legend: str = "") -> Query:
@@ -310,9 +323,44 @@ TOURNAMENTS = Board(
 CAPACITY = Board(
     uid="tablestorm-capacity",
     title="tablestorm / Capacity",
-    description="Capacity per core and per byte, from the recording rules in deploy/prometheus/rules.yml "
-    "(cheap over long ranges). The plan's forecast gauges come later: deploy/README.md.",
+    description="For capacity planners: the plan's forecast for this minute of the day (tablestorm plan "
+    "--serve-metrics) against what the table hosts carry, and the cores it needs against the cores present; "
+    "then capacity per core and per byte, from the recording rules in deploy/prometheus/rules.yml (cheap "
+    "over long ranges).",
     rows=(
+        Row("Forecast against measured", (
+            Chart("Tables: forecast and live", "The schedule's tables for this minute (its p50 and p90 over the "
+                  "replications) against the tables the table hosts hold, by kind: a schedule forecasts "
+                  "tournament tables, cash tables come on top. The whole cluster: a forecast has no host or game.",
+                  (*per_band("tablestorm_forecast_tables"),
+                   Query(f"sum by (kind) (tablestorm_tables_by_kind{{{CLUSTER_HOSTS}}})", "live {{kind}}")),
+                  "short"),
+            Chart("Seated players: forecast and measured", "The schedule's seated players against the seats "
+                  "taken and the Play streams open (each seated player holds one).",
+                  (*per_band("tablestorm_forecast_seated_players"),
+                   Query(f"sum(tablestorm_seats_live{{{CLUSTER_HOSTS}}})", "seats taken"),
+                   Query(f"sum(tablestorm_streams_live{{{CLUSTER_HOSTS}}})", "Play streams")),
+                  "short"),
+            Chart("Hands per second: forecast and measured", "The schedule's hands/s against the hands the "
+                  "table hosts complete, by table kind.",
+                  (*per_band("tablestorm_forecast_hands_per_second"),
+                   Query(f"sum by (kind) (rate(tablestorm_hands_by_kind_total{{{CLUSTER_HOSTS}}}[{RATE}]))",
+                         "measured {{kind}}")),
+                  "suffix: hands/s"),
+            Chart("Table-host cores: needed, present, used", "The plan's cores for this minute at each band "
+                  "(its headroom included) against the cores present: the table hosts answering scrapes, one "
+                  "core each (a table host is one event loop, the plan's unit; a host down is a core missing). "
+                  "Used: the CPU the hosts spend.",
+                  (*per_band("tablestorm_forecast_cores_needed"),
+                   Query(f"sum(cluster:tablestorm_table_hosts_up:sum{{{CLUSTER}}})", "present"),
+                   Query(f'sum(cluster_role:process_cpu_seconds:rate1m{{{CLUSTER}, role="table_host"}})', "used")),
+                  "short"),
+            Chart("Spare cores against the forecast", "Cores present minus the plan's cores at each band, on "
+                  "top of the plan's own headroom: below 0 the cluster is short of what the plan sizes for "
+                  "this minute (add table hosts or nodes before the forecast arrives).",
+                  per_band("cluster_quantile:tablestorm_forecast_cores_spare:difference", "against"),
+                  "short"),
+        )),
         Row("Per core", (
             Chart("Hands per CPU-second", "Cluster-wide: hands completed over the table hosts' CPU.",
                   (Query(f"cluster:tablestorm_hands_completed_per_cpu_second:rate1m{{{CLUSTER}}}", "{{cluster}}"),),
