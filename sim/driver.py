@@ -67,7 +67,7 @@ from .bots.client import Assignment, Return
 from .chaos import ChaosEvent
 from .deployment import CALL_TIMEOUT, Deployment, within
 from .given_servers import GivenServers, Target
-from .interruption import Abort, Interruption
+from .interruption import Interruption, abort_in
 from .live import LiveView
 from .own_hosts import OwnHosts
 from .recovery import CHAOS, LOST
@@ -271,7 +271,9 @@ class LoadTest:
                     try:
                         self._loop(state)
                         summary, files = self._finish(state)
-                    except Abort:
+                    except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
+                        if abort_in(exc) is None:
+                            raise
                         summary, files = self._report(state, time.time() - state.start, aborted=True)
             return RunResult(summary, files, bool(summary.get("thresholds_ok", True)))
         finally:

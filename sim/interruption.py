@@ -25,6 +25,20 @@ class Abort(Exception):
     """A second signal: stop now."""
 
 
+def abort_in(exc: BaseException) -> Abort | None:
+    """The :class:`Abort` behind ``exc``, if any. A second signal that lands inside native code
+    (Ray's wait, its deserializer) comes back wrapped: the cause or context of a SystemError or of
+    whatever that code raised."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, Abort):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 class Interruption:
     """The signals a run has received; ``requested`` is set by the first."""
 

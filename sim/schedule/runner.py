@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.interruption import Abort, Interruption
+from sim.interruption import Interruption, abort_in
 
 from .progress import Progress
 from .replication import EventRun, play_event
@@ -105,10 +105,11 @@ def run_schedule(
                 break
             try:
                 ready, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
-            except SystemError as exc:  # a second signal's Abort, raised inside Ray's native wait
-                if isinstance(exc.__cause__, Abort):
-                    raise exc.__cause__ from None
-                raise
+            except Exception as exc:  # a second signal's Abort, maybe wrapped by Ray's native wait
+                abort = abort_in(exc)
+                if abort is None:
+                    raise
+                raise abort from None
             for ref in ready:
                 replication, event = jobs[ref]
                 try:

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 from sim import cluster
 from sim.bots.tournament_player import Entrant
 from sim.deployment import CALL_TIMEOUT, START_TIMEOUT, ActorInfo, Deployment, remote, within
-from sim.interruption import Abort, Interruption
+from sim.interruption import Interruption, abort_in
 
 from .command import TOURNAMENT_ID, TournamentArgs
 from .outputs import tournament_document
@@ -155,7 +155,9 @@ class LiveTournamentRun:
                 within(ray, [f.play.remote(resume_after) for f in self.fleets.values()], CALL_TIMEOUT, "the fleets")
                 within(ray, tournament.begin.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
                 return self._follow(interruption)
-            except Abort:
+            except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
+                if abort_in(exc) is None:
+                    raise
                 return True
 
     def _follow(self, interruption: Interruption) -> bool:
