@@ -18,7 +18,7 @@ from .host import DrainReport, HostLimits, TableHost
 from .ledger import TableLedger
 from .metrics import Metrics
 from .process import Serving, until_signalled
-from .service import SERVICE_NAME, TableService, handlers
+from .service import HELLO_TIMEOUT, SERVICE_NAME, TableService, handlers
 from .tls import ServerTls
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,8 @@ class ServerConfig:
     """Per connection: a client with more bots opens more connections."""
     max_message_bytes: int = 64 * 1024
     """Largest request accepted; every legal request is far smaller."""
+    hello_timeout: float = HELLO_TIMEOUT
+    """Seconds a Play stream has to say Hello before it is closed (DEADLINE_EXCEEDED)."""
     ledger: TableLedger | None = None
     """Where seats and hand starts are recorded outside this process (a load run's registry)."""
 
@@ -65,7 +67,7 @@ class TableServer:
         self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop(), config.ledger)
         credentials = config.tls.credentials() if config.tls is not None else None
         serving = self._serving = await Serving.start(
-            handlers(TableService(self.host, self.metrics, config.director_name)),
+            handlers(TableService(self.host, self.metrics, config.director_name, config.hello_timeout)),
             SERVICE_NAME,
             address=f"{config.host}:{config.port}",
             metrics=self.metrics,

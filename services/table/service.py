@@ -45,12 +45,16 @@ log = logging.getLogger(__name__)
 class TableService:
     """The handlers of ``tablestorm.v1.TableService``: each converts its request and asks the host."""
 
-    def __init__(self, host: TableHost, metrics: Metrics, director_name: str | None = None) -> None:
+    def __init__(
+        self, host: TableHost, metrics: Metrics, director_name: str | None = None, hello_timeout: float = HELLO_TIMEOUT
+    ) -> None:
         """``director_name``: the common name a director call's client certificate must carry
-        (mutual TLS); None: the director token alone authorizes."""
+        (mutual TLS); None: the director token alone authorizes. ``hello_timeout``: seconds a
+        Play stream has to say Hello."""
         self._host = host
         self._metrics = metrics
         self._director_name = director_name
+        self._hello_timeout = hello_timeout
 
     def _director_certificate(self, context: Context) -> None:
         """With a director name, a director call must come with that client certificate:
@@ -185,12 +189,12 @@ class TableService:
         the outbox. The call ends when the outbox closes (stand-up, overflow, replacement,
         shutdown) or the client goes away (grpc cancels this coroutine)."""
         try:
-            first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT)
+            first = await asyncio.wait_for(anext(requests), self._hello_timeout)
         except StopAsyncIteration:
             return
         except TimeoutError:
             raise ServiceError(
-                grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {HELLO_TIMEOUT:g} s"
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {self._hello_timeout:g} s"
             ) from None
         if isinstance(first, Undecodable):
             raise first.refusal()
