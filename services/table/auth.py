@@ -58,6 +58,13 @@ def token_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None
     return metadata_value(metadata, METADATA_KEY)
 
 
+def secret_matches(given: str, expected: bytes) -> bool:
+    """Whether ``given`` is the secret ``expected``, compared in constant time
+    (``hmac.compare_digest``: its time depends on the lengths alone); nothing over
+    MAX_TOKEN_LENGTH characters is a token."""
+    return len(given) <= MAX_TOKEN_LENGTH and hmac.compare_digest(given.encode(), expected)
+
+
 def split_token(token: str) -> tuple[str, str] | None:
     """``(handle, secret)`` of a well-formed seat token, else None."""
     if len(token) > MAX_TOKEN_LENGTH:
@@ -124,7 +131,7 @@ class SeatTokens:
             raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, f"missing {METADATA_KEY} metadata")
         parts = split_token(token)
         entry = self._entries.get(parts[0]) if parts is not None else None
-        if parts is None or entry is None or not hmac.compare_digest(parts[1].encode(), entry[1]):
+        if parts is None or entry is None or not secret_matches(parts[1], entry[1]):
             raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
         key = entry[0]
         if key.table_id != table_id or key.seat != seat:
