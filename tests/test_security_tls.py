@@ -21,6 +21,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from test_cli_inputs import assert_refused, tablestorm
 from test_table_service import run_async, stud_options
 from test_tournament_serve import process, stop
@@ -44,10 +45,11 @@ def certs(tmp_path: Path) -> TlsFiles:
 
 
 async def refused_code(endpoint: str, tls: ClientTls | None) -> grpc.StatusCode:
-    """How GetTable ends from a client with ``tls`` (None: plaintext) that the server refuses."""
+    """How a health check (both servers serve it) ends from a client with ``tls`` (None:
+    plaintext) that the server refuses."""
     async with channel(endpoint, tls) as refused:
         try:
-            await rpc.TableServiceStub(refused).GetTable(pb.GetTableRequest(table_id="t"), timeout=5)
+            await health_pb2_grpc.HealthStub(refused).Check(health_pb2.HealthCheckRequest(), timeout=5)
         except grpc.aio.AioRpcError as exc:
             return exc.code()
     raise AssertionError("the call was answered")
