@@ -11,6 +11,7 @@ own certificate.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -61,11 +62,11 @@ class ClientTls:
         )
 
 
-def channel(endpoint: str, tls: ClientTls | None) -> grpc.aio.Channel:
-    """A grpc.aio channel to ``endpoint``: TLS with ``tls``, else plaintext."""
+def channel(endpoint: str, tls: ClientTls | None, options: Sequence[tuple[str, Any]] = ()) -> grpc.aio.Channel:
+    """A grpc.aio channel to ``endpoint`` with the channel ``options``: TLS with ``tls``, else plaintext."""
     if tls is None:
-        return grpc.aio.insecure_channel(endpoint)
-    return grpc.aio.secure_channel(endpoint, tls.credentials())
+        return grpc.aio.insecure_channel(endpoint, options=options)
+    return grpc.aio.secure_channel(endpoint, tls.credentials(), options=options)
 
 
 def peer_common_name(context: Context) -> str | None:
