@@ -33,7 +33,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from test_table_service import code_of, run_async, token
+from test_table_service import (
+    Stream,
+    code_of,
+    open_streams,
+    play_to_a_fold,
+    run_async,
+    seat_players,
+    serving,
+    stud_options,
+    token,
+)
 from test_tournament_serve import process
 from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, player, until
 
@@ -391,3 +401,32 @@ async def refused_with_tokens(stub: trpc.TournamentServiceStub, players: list[Bo
             assert code == expected, (code, message)
             details.append(message)
     return details
+
+
+# ----------------------------------------------------------------- a seat's next player
+
+
+@run_async
+async def test_the_next_player_of_a_seat_never_sees_the_last_ones_cards() -> None:
+    """A seat's log replays the previous hand: a new player of the seat resuming from seq 0 gets it,
+    with the down cards of the player who sat there before (who folded: never shown) hidden, and
+    its history starts with its own hands. Face-down cards belong to an occupancy, not a seat."""
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(clock_seconds=600), seed=9))
+        tokens = await seat_players(stub, "t", 2)
+        streams = open_streams(stub, "t", tokens)
+        await stub.SitOut(pb.SeatRequest(table_id="t", seat=1), metadata=token(tokens[1]))  # no hand 2 for it
+        await play_to_a_fold(streams, aggressor=2)
+        before = streams[1].own_down(1)
+        assert len(before) == 2 and HIDDEN not in before
+        await stub.StandUp(pb.SeatRequest(table_id="t", seat=1), metadata=token(tokens[1]))
+        newcomer = await stub.SitDown(pb.SitDownRequest(table_id="t", seat=1, player_id="p3"))  # hand 2 deals
+        stream = Stream(stub, "t", 1, newcomer.seat_token, resume_after=0)
+        await stream.until(lambda: len(stream.own_down(2)) == 2)
+        assert stream.welcome is not None and not stream.welcome.gap
+        replayed = [e.cards_dealt for e in stream.events if e.hand_number == 1 and e.HasField("cards_dealt")]
+        assert [d.down for d in replayed if d.seat == 1] == [[HIDDEN, HIDDEN]], "the last player's hole cards"
+        history = await stub.GetHistory(pb.SeatRequest(table_id="t", seat=1), metadata=token(newcomer.seat_token))
+        assert [h.hand_number for h in history.hands] in ([], [2])
+        for s in (*streams.values(), stream):
+            await s.close()
