@@ -59,7 +59,20 @@ def _check_serve(args: argparse.Namespace) -> None:
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
-    for name, value in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
+    if args.tls_client_ca is not None and args.tls_cert is None:
+        raise InputError("--tls-client-ca: needs --tls-cert and --tls-key (mutual TLS is TLS)")
+    if args.director_name is not None and args.tls_client_ca is None:
+        raise InputError("--director-name: needs --tls-client-ca (the name is a client certificate's)")
+    _check_pem(args, "--tls-cert", "--tls-key", "--tls-client-ca")
+    _check_ports(args)
+
+
+def _check_pem(args: argparse.Namespace, *flags: str) -> None:
+    """Each of ``flags`` that is set names a readable PEM file (InputError naming the flag)."""
+    from .inputs import InputError
+
+    for name in flags:
+        value = getattr(args, name.removeprefix("--").replace("-", "_"))
         if value is None:
             continue
         try:
@@ -69,7 +82,6 @@ def _check_serve(args: argparse.Namespace) -> None:
             raise InputError(f"{name}: cannot read {value}: {exc.strerror}") from None
         if b"-----BEGIN " not in pem:
             raise InputError(f"{name}: {value} is not a PEM file")
-    _check_ports(args)
 
 
 def _check_ports(args: argparse.Namespace) -> None:
@@ -89,6 +101,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from services.table.host import HostLimits
     from services.table.server import ServerConfig, run
+    from services.table.tls import ServerTls
 
     from .inputs import InputError
 
@@ -97,12 +110,16 @@ def _serve(args: argparse.Namespace) -> int:
     except (InputError, OSError) as exc:
         print(f"tablestorm serve: {exc}", file=sys.stderr)
         return 2
+    tls = None
+    if args.tls_cert is not None:
+        client_ca = Path(args.tls_client_ca) if args.tls_client_ca else None
+        tls = ServerTls(Path(args.tls_cert), Path(args.tls_key), client_ca)
     config = ServerConfig(
         host=args.host,
         port=args.port,
         metrics_port=args.metrics_port,
-        tls_cert=Path(args.tls_cert) if args.tls_cert else None,
-        tls_key=Path(args.tls_key) if args.tls_key else None,
+        tls=tls,
+        director_name=args.director_name,
         limits=HostLimits(max_tables=args.max_tables, hand_pause_seconds=args.hand_pause),
         drain_seconds=args.drain_seconds,
     )
@@ -124,6 +141,12 @@ def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="Prometheus port 0-65535; 0 picks one; unset: none")
     p.add_argument("--tls-cert", help="PEM certificate chain (with --tls-key): serve TLS")
     p.add_argument("--tls-key", help="PEM private key")
+    p.add_argument("--tls-client-ca", metavar="FILE",
+                   help="PEM CA (with --tls-cert): every client of the port must present a certificate it"
+                        " signed (mutual TLS)")
+    p.add_argument("--director-name", metavar="NAME",
+                   help="(with --tls-client-ca) director calls must come with a client certificate whose"
+                        " common name is NAME: the tournament server's")
     p.add_argument("--max-tables", type=flag(COUNT), default=1000, help="tables hosted at most (default 1000)")
     p.add_argument("--hand-pause", type=flag(NON_NEGATIVE), default=0.0, help="seconds between hands (default 0)")
     p.add_argument("--drain-seconds", type=flag(NON_NEGATIVE), default=10.0,
@@ -177,12 +200,25 @@ def _serve_tournaments(args: argparse.Namespace) -> int:
     try:
         tables = _table_endpoints(args.tables)
         token = _operator_token(args.operator_token_file) if args.operator_token_file is not None else None
+        if (args.tls_cert is None) != (args.tls_key is None):
+            raise InputError("--tls-cert and --tls-key go together")
+        if (args.tables_cert is None) != (args.tables_key is None):
+            raise InputError("--tables-cert and --tables-key go together")
+        if args.tables_cert is not None and args.tables_ca is None:
+            raise InputError("--tables-cert: needs --tables-ca (mutual TLS is TLS)")
+        _check_pem(args, "--tls-cert", "--tls-key", "--tables-ca", "--tables-cert", "--tables-key")
         _check_ports(args)
     except (InputError, OSError) as exc:
         print(f"tablestorm serve-tournaments: {exc}", file=sys.stderr)
         return 2
-    from services.tournament.lobby import LobbyLimits  # after the checks: a refusal is instant
+    from pathlib import Path
+
+    from services.table.tls import ClientTls, ServerTls  # after the checks: a refusal is instant
+    from services.tournament.lobby import LobbyLimits
     from services.tournament.server import TournamentServerConfig, run
+
+    def path(value: str | None) -> Path | None:
+        return Path(value) if value is not None else None
 
     config = TournamentServerConfig(
         tables=tables,
@@ -191,6 +227,11 @@ def _serve_tournaments(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         operator_token=token,
         limits=LobbyLimits(drain_seconds=args.drain_seconds),
+        tls=ServerTls(Path(args.tls_cert), Path(args.tls_key)) if args.tls_cert is not None else None,
+        tables_tls=(
+            ClientTls(path(args.tables_ca), path(args.tables_cert), path(args.tables_key))
+            if args.tables_ca is not None else None
+        ),
     )
     return run(config, args.log_level)
 
@@ -201,7 +242,7 @@ def _register_serve_tournaments(sub: argparse._SubParsersAction[argparse.Argumen
 
     Exit status 0 after a graceful stop (SIGTERM, SIGINT: every tournament pauses, running hands
     finish until --drain-seconds, the tables close); 2 when it cannot start: a bad flag, an
-    unreadable operator token file, a --host that is not this machine's, a port in use.
+    unreadable operator token file or TLS file, a --host that is not this machine's, a port in use.
     """
     p = sub.add_parser("serve-tournaments", help="run a gRPC tournament server",
                        description=_register_serve_tournaments.__doc__,
@@ -216,6 +257,14 @@ def _register_serve_tournaments(sub: argparse._SubParsersAction[argparse.Argumen
     p.add_argument("--operator-token-file", metavar="FILE",
                    help="a file holding the operator token that CreateTournament, Start, Pause and Resume"
                         " must carry (x-operator-token); unset: those calls are open")
+    p.add_argument("--tls-cert", help="PEM certificate chain (with --tls-key): serve TLS")
+    p.add_argument("--tls-key", help="PEM private key")
+    p.add_argument("--tables-ca", metavar="FILE",
+                   help="PEM CA: reach the table servers over TLS, trusting the certificates it signed")
+    p.add_argument("--tables-cert", metavar="FILE",
+                   help="PEM client certificate (with --tables-key and --tables-ca) presented to the table"
+                        " servers (mutual TLS: their --tls-client-ca, --director-name)")
+    p.add_argument("--tables-key", metavar="FILE", help="PEM private key of --tables-cert")
     p.add_argument("--drain-seconds", type=flag(NON_NEGATIVE), default=10.0,
                    help="at SIGTERM, how long running hands may finish before the tables close (default 10)")
     p.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS,

@@ -24,9 +24,9 @@ import grpc
 
 from services.engine import TableOptions
 
-from . import convert
+from . import convert, jsonlog
 from . import validation as check
-from .auth import SeatKey, SeatTokens
+from .auth import SeatKey, SeatTokens, handle_of
 from .errors import ServiceError, failed
 from .hub import SPECTATOR, Outbox
 from .ledger import LedgerEntry, RecoveryPlan, TableLedger
@@ -110,6 +110,10 @@ class TableHost:
         self.metrics = metrics
         self._tables: dict[str, AnyLiveTable] = {}
         self.tokens = SeatTokens()
+        self._refused = jsonlog.Throttled(log, "seat token refused")
+        """A refused seat call, logged at most every 10 s: the handle of the token it carried (never
+        its secret), the seat that handle belongs to here, and what the table holds for the seat
+        it named."""
         self.accepting = True
         self._loop = loop
         self._closed_hands: Counter[str] = Counter()
@@ -182,19 +186,36 @@ class TableHost:
         """Create a table and, with a ledger, record a cash table there before anyone can sit
         (a tournament table's director holds its record)."""
         live = self.create_table(spec)
-        if self.ledger is not None and isinstance(live, LiveCashTable):
-            options = convert.options_to_proto(live.options).SerializeToString()
-            await self.ledger.record(LedgerEntry(live.table_id, "created", 0, (), options, spec.seed))
+        if isinstance(live, LiveCashTable):
+            await self._record_created(live, spec.seed)
         return live
+
+    async def _record_created(self, live: LiveCashTable, seed: int | None) -> None:
+        if self.ledger is not None:
+            options = convert.options_to_proto(live.options).SerializeToString()
+            await self.ledger.record(LedgerEntry(live.table_id, "created", 0, (), options, seed))
 
     async def restore_table(self, plan: RecoveryPlan) -> LiveCashTable:
         """Rebuild a cash table another (dead) server held, from its last ledger entry (see
-        :meth:`LiveCashTable.restore` for the incarnation)."""
+        :meth:`LiveCashTable.restore` for the incarnation).
+
+        The table appears on this server with its seats and their tokens in one step: a player
+        who reaches it while the ledger is being written is served, never told its token is
+        unknown (UNAUTHENTICATED, which a client takes as final). It deals once the ledger holds
+        the restored seats, so the table's entries come in order: created, seats, hand_started.
+        """
         options = convert.options_from_proto(pb.TableOptions.FromString(plan.options))
-        live = await self.open_table(TableSpec(plan.last.table_id, options, plan.seed))
+        live = self.create_table(TableSpec(plan.last.table_id, options, plan.seed))
         assert isinstance(live, LiveCashTable)
-        live.restore(plan.last, plan.incarnation)
+        try:
+            live.restore(plan.last, plan.incarnation)
+        except ServiceError:
+            self._remove(live)
+            live.release(f"table {live.table_id!r} could not be rebuilt")
+            raise
+        await self._record_created(live, plan.seed)
         await live.persist_seats()
+        live.deal_when_ready()
         return live
 
     # ----------------------------------------------------------------- finding tables
@@ -251,7 +272,17 @@ class TableHost:
 
     def _authorized(self, live: L, token: str | None, seat: int) -> tuple[L, SeatKey]:
         check.seat(seat, live.options.seats)
-        return live, self.tokens.authorize(token, live.table_id, seat)
+        try:
+            return live, self.tokens.authorize(token, live.table_id, seat)
+        except ServiceError as exc:
+            named = self.tokens.named(token)
+            self._refused.warn(
+                code=exc.code.name,
+                token_handle=handle_of(token),
+                token_names=f"{named.table_id}#{named.seat}/{named.occupancy}" if named is not None else None,
+                **live.holder(seat),
+            )
+            raise
 
     # ----------------------------------------------------------------- seats and streams
 
@@ -312,14 +343,17 @@ class TableHost:
             return False
         if self._tables.get(live.table_id) is not live:
             return True  # another call removed it first
-        del self._tables[live.table_id]
-        self._closed_hands[live.options.variant.code] += live.hands_completed
-        self._count(live, -1)
+        self._remove(live)
         live.release(f"table {live.table_id!r} closed")
         log.info("table closed", extra={"table_id": live.table_id, "hands": live.table.hand_number})
         if self.ledger is not None and isinstance(live, LiveCashTable):
             await self.ledger.record(live.ledger_entry("closed", live.table.hand_number))
         return True
+
+    def _remove(self, live: AnyLiveTable) -> None:
+        del self._tables[live.table_id]
+        self._closed_hands[live.options.variant.code] += live.hands_completed
+        self._count(live, -1)
 
     def _close_later(self, live: AnyLiveTable) -> None:
         """A closing tournament table finished its last hand: remove it on the next loop turn."""

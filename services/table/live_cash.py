@@ -17,7 +17,7 @@ from services.engine import TableOptions
 from services.engine.table import CashTable, TableError
 
 from . import validation as check
-from .auth import SeatKey, SeatTokens
+from .auth import SeatKey, SeatTokens, split_token
 from .errors import failed, invalid
 from .ledger import LedgerEntry, SeatRecord, TableLedger
 from .live_table import LiveTable, TableKind
@@ -230,12 +230,17 @@ class LiveCashTable(LiveTable[CashTable]):
             await self._ledger.record(self.ledger_entry("seats", self.table.hand_number))
 
     def restore(self, entry: LedgerEntry, incarnation: int) -> None:
-        """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid.
+        """Rebuild this (new) table's seats from a ledger entry, keeping every seat token valid;
+        it deals nothing until :meth:`deal_when_ready`.
 
         Event numbers belong to one incarnation of a table: this one numbers its events from
         ``incarnation << SEQ_EPOCH_BITS`` on, so a client resuming after an event of a dead
         incarnation is told of a gap instead of being served other events under those numbers.
         """
+        malformed = [record.seat for record in entry.seats if split_token(record.token) is None]
+        if malformed:
+            raise failed(f"seats {malformed}: the ledger's tokens are not seat tokens (<handle>.<secret>)")
+        self.incarnation = incarnation
         self.log.last_seq = incarnation << SEQ_EPOCH_BITS
         self.table.hand_number = entry.hand_number
         self.bought, self.cashed_out = entry.bought, entry.cashed_out
@@ -249,4 +254,7 @@ class LiveCashTable(LiveTable[CashTable]):
             self._restore_session(record.seat, record.token)
             self._chips += record.stack
             self._seat_changed(record.seat)
+
+    def deal_when_ready(self) -> None:
+        """Deal the next hand once two can play: a rebuilt table, once the ledger holds its seats."""
         self._maybe_start()

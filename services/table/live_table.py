@@ -29,7 +29,7 @@ from services.engine.visibility import view
 
 from . import convert
 from . import validation as check
-from .auth import SeatKey, SeatTokens
+from .auth import SeatKey, SeatTokens, handle_of
 from .clock import ActionClock
 from .errors import ServiceError
 from .hub import EVENTS, WELCOME, YOUR_TURN, EventLog, LogEntry, Outbox, Subscribers, Turn, frame, personal
@@ -106,6 +106,9 @@ class LiveTable(ABC, Generic[T]):
         self.hands_completed = 0
         """Hands played to the end at this table (voided ones are not)."""
         self._tokens = tokens
+        self.incarnation = 0
+        """How many times this table id was rebuilt on another server before this one (a cash
+        table restored from the ledger; 0 for a table opened here)."""
         self._outbox_limit = outbox_limit
         self._clock = ActionClock(loop, self._on_clock)
         self._sessions: dict[int, SeatSession] = {}
@@ -193,6 +196,18 @@ class LiveTable(ABC, Generic[T]):
             clock_seconds=options.clock_seconds,
             kind=TABLE_KIND_TO_PB[self.kind],
         )
+
+    def holder(self, seat_no: int) -> dict[str, object]:
+        """What the table holds for ``seat_no``, as a refused seat call logs it: nothing secret
+        (the handle of the seat's token, never its secret)."""
+        session = self._sessions.get(seat_no)
+        return {
+            "table_id": self.table_id,
+            "table_incarnation": self.incarnation,
+            "seat": seat_no,
+            "seat_token_handle": handle_of(session.token) if session is not None else None,
+            "seat_occupancy": session.occupancy if session is not None else None,
+        }
 
     def session(self, key: SeatKey) -> SeatSession:
         session = self._sessions.get(key.seat)

@@ -16,7 +16,6 @@ rebuilds a lost table itself.
 from __future__ import annotations
 
 import asyncio
-import hmac
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -27,7 +26,7 @@ from services.engine.tournament_table import TournamentTable
 
 from . import convert
 from . import validation as check
-from .auth import DIRECTOR_METADATA_KEY, SeatKey, SeatTokens
+from .auth import DIRECTOR_METADATA_KEY, SeatKey, SeatTokens, secret_matches
 from .errors import ServiceError, failed, invalid
 from .live_table import LiveTable, TableKind
 from .metrics import Metrics
@@ -75,7 +74,7 @@ class LiveTournamentTable(LiveTable[TournamentTable]):
         """Director calls carry the table's director token (compared in constant time)."""
         if not token:
             raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, f"missing {DIRECTOR_METADATA_KEY} metadata")
-        if not hmac.compare_digest(token.encode(), self._director_token):
+        if not secret_matches(token, self._director_token):
             raise ServiceError(
                 grpc.StatusCode.PERMISSION_DENIED, f"not the director token of table {self.table_id!r}"
             )

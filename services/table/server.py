@@ -11,9 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import grpc
 
 from . import process
 from .gc_policy import tune_for_latency
@@ -21,20 +18,26 @@ from .host import DrainReport, HostLimits, TableHost
 from .ledger import TableLedger
 from .metrics import Metrics
 from .process import Serving, until_signalled
-from .service import SERVICE_NAME, TableService, handlers
+from .service import HELLO_TIMEOUT, SERVICE_NAME, TableService, handlers
+from .tls import ServerTls
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
+    """Everything ``tablestorm serve`` (or an embedding process) starts a table server with."""
+
     host: str = "127.0.0.1"
     port: int = 50051
     """0: let the system pick (the chosen port is printed and in :attr:`TableServer.port`)."""
     metrics_port: int | None = None
     """Prometheus scrape port on ``host``; None: no HTTP endpoint (the registry still counts)."""
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
+    tls: ServerTls | None = None
+    """Serve TLS (and, with its ``client_ca``, require a client certificate on the whole port)."""
+    director_name: str | None = None
+    """The common name a director call's client certificate must carry (needs ``tls.client_ca``);
+    None: any client holding the table's director token may direct it."""
     limits: HostLimits = field(default_factory=HostLimits)
     drain_seconds: float = 10.0
     """How long running hands may take to finish at shutdown before they are voided."""
@@ -42,6 +45,8 @@ class ServerConfig:
     """Per connection: a client with more bots opens more connections."""
     max_message_bytes: int = 64 * 1024
     """Largest request accepted; every legal request is far smaller."""
+    hello_timeout: float = HELLO_TIMEOUT
+    """Seconds a Play stream has to say Hello before it is closed (DEADLINE_EXCEEDED)."""
     ledger: TableLedger | None = None
     """Where seats and hand starts are recorded outside this process (a load run's registry)."""
 
@@ -60,11 +65,9 @@ class TableServer:
     async def start(self) -> None:
         config = self.config
         self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop(), config.ledger)
-        credentials = None
-        if config.tls_cert is not None and config.tls_key is not None:
-            credentials = grpc.ssl_server_credentials([(config.tls_key.read_bytes(), config.tls_cert.read_bytes())])
+        credentials = config.tls.credentials() if config.tls is not None else None
         serving = self._serving = await Serving.start(
-            handlers(TableService(self.host, self.metrics)),
+            handlers(TableService(self.host, self.metrics, config.director_name, config.hello_timeout)),
             SERVICE_NAME,
             address=f"{config.host}:{config.port}",
             metrics=self.metrics,

@@ -28,6 +28,7 @@ from .hub import PONGS, RESULTS, Outbox, frame
 from .live_tournament import LiveTournamentTable
 from .metrics import Metrics
 from .proto_gen import table_service_pb2 as pb
+from .tls import peer_common_name
 
 SERVICE_NAME = "tablestorm.v1.TableService"
 DEFAULT_PAGE_SIZE = 100
@@ -42,9 +43,29 @@ log = logging.getLogger(__name__)
 
 
 class TableService:
-    def __init__(self, host: TableHost, metrics: Metrics) -> None:
+    """The handlers of ``tablestorm.v1.TableService``: each converts its request and asks the host."""
+
+    def __init__(
+        self, host: TableHost, metrics: Metrics, director_name: str | None = None, hello_timeout: float = HELLO_TIMEOUT
+    ) -> None:
+        """``director_name``: the common name a director call's client certificate must carry
+        (mutual TLS); None: the director token alone authorizes. ``hello_timeout``: seconds a
+        Play stream has to say Hello."""
         self._host = host
         self._metrics = metrics
+        self._director_name = director_name
+        self._hello_timeout = hello_timeout
+
+    def _director_certificate(self, context: Context) -> None:
+        """With a director name, a director call must come with that client certificate:
+        PERMISSION_DENIED otherwise, before its token is read. (CreateTable is not a director call:
+        whoever creates a tournament table names its director token.)"""
+        expected = self._director_name
+        if expected is not None and peer_common_name(context) != expected:
+            raise ServiceError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"director calls need the client certificate of {expected!r} (mutual TLS)",
+            )
 
     def _seat(self, context: Context, table_id: str, seat: int) -> tuple[AnyLiveTable, SeatKey]:
         return self._host.seat(token_from(context.invocation_metadata()), table_id, seat)
@@ -124,11 +145,15 @@ class TableService:
 
     # ----------------------------------------------------------------- the director's calls
 
+    def _director_token(self, context: Context) -> str | None:
+        self._director_certificate(context)
+        return metadata_value(context.invocation_metadata(), DIRECTOR_METADATA_KEY)
+
     def _directed(self, context: Context, table_id: str) -> LiveTournamentTable:
-        return self._host.directed_table(table_id, metadata_value(context.invocation_metadata(), DIRECTOR_METADATA_KEY))
+        return self._host.directed_table(table_id, self._director_token(context))
 
     async def seat_player(self, request: pb.SeatPlayerRequest, context: Context) -> pb.SitDownResponse:
-        director_token = metadata_value(context.invocation_metadata(), DIRECTOR_METADATA_KEY)
+        director_token = self._director_token(context)
         return self._host.seat_player(request.table_id, director_token, request.seat, request.player_id, request.stack)
 
     async def remove_player(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
@@ -164,12 +189,12 @@ class TableService:
         the outbox. The call ends when the outbox closes (stand-up, overflow, replacement,
         shutdown) or the client goes away (grpc cancels this coroutine)."""
         try:
-            first = await asyncio.wait_for(anext(requests), HELLO_TIMEOUT)
+            first = await asyncio.wait_for(anext(requests), self._hello_timeout)
         except StopAsyncIteration:
             return
         except TimeoutError:
             raise ServiceError(
-                grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {HELLO_TIMEOUT:g} s"
+                grpc.StatusCode.DEADLINE_EXCEEDED, f"hello: none within {self._hello_timeout:g} s"
             ) from None
         if isinstance(first, Undecodable):
             raise first.refusal()

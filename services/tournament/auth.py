@@ -3,26 +3,21 @@
 Register gives each player a random token (``secrets.token_urlsafe(24)``: 192 bits), kept for
 the player's every entry; the calls a player makes for itself carry it in ``x-player-token``. The
 server's operator token, when it has one, guards the operator calls (``x-operator-token``).
-Tokens are compared in constant time (``hmac.compare_digest``): the player id is public, so a
-lookup by token would not do.
+A player's token is found by the player's id (public, so not secret: the handle) and compared in
+constant time (:func:`services.table.auth.secret_matches`), as the operator token is.
 """
 
 from __future__ import annotations
 
-import hmac
 import secrets
 
 import grpc
 
+from services.table.auth import secret_matches
 from services.table.errors import ServiceError
 
 PLAYER_METADATA_KEY = "x-player-token"
 OPERATOR_METADATA_KEY = "x-operator-token"
-MAX_TOKEN_LENGTH = 128
-
-
-def _same(given: str, expected: str) -> bool:
-    return len(given) <= MAX_TOKEN_LENGTH and hmac.compare_digest(given.encode(), expected.encode())
 
 
 def check_operator(given: str | None, expected: str | None) -> None:
@@ -31,7 +26,7 @@ def check_operator(given: str | None, expected: str | None) -> None:
         return
     if not given:
         raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, f"missing {OPERATOR_METADATA_KEY} metadata")
-    if not _same(given, expected):
+    if not secret_matches(given, expected.encode()):
         raise ServiceError(grpc.StatusCode.PERMISSION_DENIED, "not the operator token of this server")
 
 
@@ -41,13 +36,14 @@ class PlayerTokens:
     __slots__ = ("_tokens",)
 
     def __init__(self) -> None:
-        self._tokens: dict[str, str] = {}
+        self._tokens: dict[str, bytes] = {}
 
     def __contains__(self, player_id: str) -> bool:
         return player_id in self._tokens
 
     def issue(self, player_id: str) -> str:
-        token = self._tokens[player_id] = secrets.token_urlsafe(24)
+        token = secrets.token_urlsafe(24)
+        self._tokens[player_id] = token.encode()
         return token
 
     def forget(self, player_id: str) -> None:
@@ -58,5 +54,5 @@ class PlayerTokens:
         if not given:
             raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, f"missing {PLAYER_METADATA_KEY} metadata")
         expected = self._tokens.get(player_id)
-        if expected is None or not _same(given, expected):
+        if expected is None or not secret_matches(given, expected):
             raise ServiceError(grpc.StatusCode.PERMISSION_DENIED, f"not the player token of {player_id!r}")

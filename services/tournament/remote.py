@@ -27,6 +27,7 @@ from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
 if TYPE_CHECKING:  # the typed stub of a grpc.aio channel lives in the generated .pyi only
     from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
 from services.table.service import SERVICE_NAME
+from services.table.tls import ClientTls, channel
 
 CALL_TIMEOUT = 10.0
 """Seconds a director call other than DealHand may take (DealHand lasts as long as its hand)."""
@@ -95,11 +96,12 @@ class RemoteTables(Protocol):
 
 
 class GrpcTableServer:
-    """:class:`RemoteTables` over the TableService stub on one channel to ``endpoint`` (``host:port``)."""
+    """:class:`RemoteTables` over the TableService stub on one channel to ``endpoint`` (``host:port``):
+    plaintext, or TLS with ``tls`` (mutual TLS when it holds a client certificate)."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, tls: ClientTls | None = None) -> None:
         self.endpoint = endpoint
-        self._channel = grpc.aio.insecure_channel(endpoint)
+        self._channel = channel(endpoint, tls)
         self._stub: TableServiceAsyncStub = TableServiceStub(self._channel)
         self._health: HealthCheck = self._channel.unary_unary(  # the health stub is not typed for grpc.aio
             "/grpc.health.v1.Health/Check",

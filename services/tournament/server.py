@@ -10,15 +10,18 @@ memory: they end with it.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 
 from services.table import process
 from services.table.process import Serving, until_signalled
+from services.table.tls import ClientTls, ServerTls
 
 from .lobby import LobbyLimits, TournamentLobby
 from .metrics import TournamentMetrics
 from .placement import FaultPolicy, TableServers
+from .remote import GrpcTableServer
 from .service import SERVICE_NAME, TournamentService, handlers
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,10 @@ class TournamentServerConfig:
     faults: FaultPolicy = field(default_factory=FaultPolicy)
     max_message_bytes: int = 256 * 1024
     """Largest request accepted (a structure of 1000 levels is far smaller)."""
+    tls: ServerTls | None = None
+    """Serve TLS on ``port``."""
+    tables_tls: ClientTls | None = None
+    """Reach the table servers over TLS (with a client certificate: mutual TLS)."""
 
 
 class TournamentServer:
@@ -57,7 +64,9 @@ class TournamentServer:
 
     async def start(self) -> None:
         config = self.config
-        servers = self._servers = TableServers(config.tables, config.faults)
+        servers = self._servers = TableServers(
+            config.tables, config.faults, functools.partial(GrpcTableServer, tls=config.tables_tls)
+        )
         self._count_servers(servers)
         servers.listen(lambda endpoint, up: self._count_servers(servers))
         self.lobby = TournamentLobby(servers, self.metrics, config.limits)
@@ -69,6 +78,7 @@ class TournamentServer:
                 metrics=self.metrics,
                 metrics_port=config.metrics_port,
                 options=[("grpc.max_receive_message_length", config.max_message_bytes)],
+                credentials=config.tls.credentials() if config.tls is not None else None,
             )
         except OSError:
             await servers.close()

@@ -44,6 +44,9 @@ from services.table.proto_gen import table_service_pb2 as pb
 __all__ = ["ALPN", "PLAY_PATH", "Deliver", "PlayConnection", "PlayStream"]
 
 log = logging.getLogger(__name__)
+logging.getLogger("hpack").setLevel(logging.INFO)
+"""hpack logs every header block it encodes or decodes at DEBUG (the seat tokens' among them):
+whatever the process's level, its records start at INFO."""
 
 _PLAY = pb.DESCRIPTOR.services_by_name["TableService"].methods_by_name["Play"]
 PLAY_PATH: Final = "/{}/{}".format(*_PLAY.full_name.rsplit(".", 1))
@@ -324,14 +327,15 @@ class PlayConnection(asyncio.Protocol):
             self.closed = True  # that was the last stream id: the streams open on it play on
         stream = PlayStream(self, stream_id, deliver, self._peer_initial)
         self._streams[stream_id] = stream
-        headers = [
+        headers: list[tuple[bytes | str, bytes | str]] = [
             (":method", "POST"),
             (":scheme", self._scheme),
             (":path", PLAY_PATH),
             (":authority", self._authority),
             ("content-type", "application/grpc"),
             ("te", "trailers"),
-            *metadata,
+            # Never indexed (RFC 7541 7.1.3): the seat token stays out of both HPACK tables.
+            *(hpack.NeverIndexedHeaderTuple(name, value) for name, value in metadata),
         ]
         self._send_block(stream_id, self._encoder.encode(headers))
         return stream
