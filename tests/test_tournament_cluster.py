@@ -1,4 +1,4 @@
-"""Live tournaments at size and across nodes (slow): a 1,000-entrant Seven Card Stud MTT over gRPC
+"""Live tournaments at size and across nodes (``-m long``: minutes each, outside CI's budget): a 1,000-entrant Seven Card Stud MTT over gRPC
 on a local Ray, to a winner, with and without a table host killed mid-run; the same tournament on
 a three-node ``ray.cluster_utils.Cluster`` with its tables on every node and a node's host lost;
 and the MTT's hands and duration against the accelerated forecast over several seeds.
@@ -22,7 +22,7 @@ from test_tournament_live import assert_complete
 from sim import cluster
 from sim.cli import main
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.long, pytest.mark.timeout(1800)]  # minutes each: outside CI's 20
 
 ROOT = Path(__file__).resolve().parent.parent
 MTT = str(ROOT / "sim/tournaments/stud-mtt-fast.yaml")
