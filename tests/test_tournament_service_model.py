@@ -917,7 +917,8 @@ class TournamentServiceModel(ServiceModel):
         if sum(len(t.spectator.of("hand_voided")) for t in self.tournaments) > voided:
             event("a hand voided by a dead table server")
         if then_restart:
-            self.restart_a_table_server(self.hosts.index(host))
+            self.run(self._restart(host))
+            event("table server restarted at once")
 
     @rule(which=index)
     def restart_a_table_server(self, which: int) -> None:
@@ -926,12 +927,11 @@ class TournamentServiceModel(ServiceModel):
         host = pick([h for h in self.hosts if h.server is None], which)
         if host is None:
             return
-        servers = self.lobby.servers
-        up = asyncio.Event()
-        self.run(self._restart(host, servers, up))
+        self.run(self._restart(host))
         event("table server restarted")
 
-    async def _restart(self, host: Host, servers: Any, up: asyncio.Event) -> None:
+    async def _restart(self, host: Host) -> None:
+        servers, up = self.lobby.servers, asyncio.Event()
         unlisten = servers.listen(lambda endpoint, is_up: up.set() if endpoint == host.endpoint and is_up else None)
         try:
             host.server = await self._table_server(host.port)

@@ -1,0 +1,52 @@
+"""What the stateful model of the tournament service found, one test per finding.
+
+Each test is named after what was found and fails on the code before its fix (real sockets and
+servers on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import pytest
+from test_table_service import run_async
+
+from services.tournament.placement import FaultPolicy, TableServers
+
+OUTAGE_S = 20.0
+"""Long enough for gRPC's default reconnect backoff (1 s growing by 1.6 each attempt) to pass 5 s."""
+
+
+@pytest.mark.slow
+@functools.partial(run_async, timeout=OUTAGE_S + 30)
+async def test_a_table_server_down_for_long_is_still_tried_every_second() -> None:
+    """Found by the model (a table server killed, then a fresh one in its slot): the tournament
+    server's channel to it backed off as gRPC does by default, up to two minutes between attempts,
+    and while it waited every health check failed at once without trying, so the server, though
+    back and answering, stayed *down* (no tables placed there) for as long as it had been away.
+    Here the port accepts and drops every connection, as a server that is not up yet does; the
+    tournament server's health checks must keep knocking about once a second, however long the
+    outage."""
+    attempts: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    def knocked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        attempts.append(loop.time())
+        writer.close()  # no HTTP/2 here: the attempt fails and the channel backs off
+
+    listener = await asyncio.start_server(knocked, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    servers = TableServers([f"127.0.0.1:{port}"], FaultPolicy(interval_s=0.2, timeout_s=1.0, failures=2))
+    started = loop.time()
+    servers.start()
+    try:
+        await asyncio.sleep(OUTAGE_S)  # the outage itself: what is measured is what happens during it
+    finally:
+        await servers.close()
+        listener.close()
+        await listener.wait_closed()
+    assert not servers.is_up(f"127.0.0.1:{port}")
+    late = [t for t in attempts if t - started > OUTAGE_S / 2]
+    # Backing off by default, the second half of the outage sees one attempt or two; once a second, ten.
+    assert len(late) >= 5, [round(t - started, 1) for t in attempts]
