@@ -606,14 +606,20 @@ class TournamentServiceModel(ServiceModel):
         self.register_many(which, count)
 
     @rule(which=index, who=index, auto_rebuy=st.booleans(),
-          fault=st.sampled_from(("new", "new", "again", "no_token", "stranger", "bad_id", "unknown")))
+          fault=st.sampled_from(("new", "new", "again", "no_token", "stranger", "bad_id", "unknown", "returning")))
     def register(self, which: int, who: int, auto_rebuy: bool, fault: str) -> None:
         t = pick(self.tournaments, which)
         if t is None:
             return
         client = pick(self.clients, who)
+        returning = pick([p for p in t.gone if p.player_id not in t.players], who)
+        if fault == "returning" and returning is not None:
+            self._register(t, client, returning.player_id, auto_rebuy)  # unregistered: a stranger again
+            back = t.players.get(returning.player_id)
+            assert back is None or back.token != returning.token, "a new registration, a new token"
+            return
         known = pick(sorted(t.players), who)
-        if fault == "new" or known is None:
+        if fault in ("new", "returning") or known is None:
             self._register(t, client, f"p{next(self.ids)}", auto_rebuy)
             return
         request = tpb.RegisterRequest(tournament_id=t.tournament_id, player_id=known)
@@ -636,6 +642,7 @@ class TournamentServiceModel(ServiceModel):
         structure = t.structure
         if code == OK:
             assert structure.reentry.max_entries > len(p.entries), (p, structure)
+            self.run(self.until(lambda: t.spectator.last_seq >= reply.tournament.last_seq or t.spectator.ended))
             assert p.entry_id in t.out(), "re-entered while still in"
             assert reply.entry_id == f"{known}#{len(p.entries) + 1}" and reply.player_token == p.token, reply
             p.entries.append(reply.entry_id)
@@ -644,6 +651,32 @@ class TournamentServiceModel(ServiceModel):
         assert code == PRECONDITION, (code, details)
         if t.status == tpb.TOURNAMENT_STATUS_REGISTERING:
             assert "already registered" in details, details
+
+    @rule(which=index, who=index)
+    def re_enter(self, which: int, who: int) -> None:
+        """TOURN-10: a player out of a started tournament registers again with its own token: a
+        new entry (``<player>#2``) with a full stack and a drawn seat, while late registration is
+        open (on the clock) and the player has entries left."""
+        t = pick([t for t in self.running() if t.status != tpb.TOURNAMENT_STATUS_REGISTERING], which)
+        if t is None:
+            return
+        out = t.out()
+        p = pick([p for p in t.players.values() if p.entry_id in out], who)
+        if p is None:
+            return
+        request = tpb.RegisterRequest(tournament_id=t.tournament_id, player_id=p.player_id, auto_rebuy=p.auto_rebuy)
+        code, reply, details = self.run(status_of(p.client.stub.Register(request, metadata=player(p.token))))
+        event(f"re-enter: {code.name}")
+        entries_left = t.structure.reentry.max_entries > len(p.entries)
+        if code == OK:
+            assert entries_left and t.structure.HasField("late_registration"), (p.entries, t.structure)
+            assert reply.entry_id == f"{p.player_id}#{len(p.entries) + 1}" and reply.player_token == p.token, reply
+            p.entries.append(reply.entry_id)
+            return
+        assert code == PRECONDITION, (code, details)
+        assert any(w in details for w in (*REFUSED_ENTRY, "has used all")), details
+        if not entries_left and t.structure.HasField("late_registration"):
+            assert "has used all" in details or "registration is closed" in details or "is over" in details, details
 
     @rule(which=index, who=index, fault=st.sampled_from(("none", "none", "no_token", "stranger")))
     def unregister(self, which: int, who: int, fault: str) -> None:
@@ -886,39 +919,44 @@ class TournamentServiceModel(ServiceModel):
 
     # ----------------------------------------------------------------- host faults
 
-    @rule(which=index, then_restart=st.booleans())
-    def kill_a_table_server(self, which: int, then_restart: bool) -> None:
+    @rule(which=index, restart=st.sampled_from(("never", "after the rebuild", "at once")))
+    def kill_a_table_server(self, which: int, restart: str) -> None:
         """A table server dies (no drain): the tournaments rebuild its tables on the servers left
-        (TOURN-11: a running hand is voided) and give their players new seats (SeatAssigned);
-        then, maybe, a fresh server takes its slot at once."""
+        (TOURN-11: a running hand is voided) and give their players new seats (SeatAssigned).
+        A fresh server may take its slot once that is done, or at once, before the health checks
+        could notice: then the next director call there finds the tables gone (a paused
+        tournament with seats there is resumed so that its next deal goes there)."""
         alive = [h for h in self.hosts if h.server is not None]
         if len(alive) < 2:
             return
         host = pick(alive, which)
         assert host.server is not None
-        affected = [(p, len(p.seats)) for _, p, seat in self.seats() if seat.assigned.endpoint == host.endpoint]
+        affected = [(t, p, len(p.seats)) for t, p, seat in self.seats() if seat.assigned.endpoint == host.endpoint]
         voided = sum(len(t.spectator.of("hand_voided")) for t in self.tournaments)
         self.run(host.server.kill())
         host.server = None
         host.lives += 1
-        tournament_of = {id(p): t for t in self.tournaments for p in t.players.values()}
+        if restart == "at once":
+            self.run(self._restart(host))
+            for t in {id(t): t for t, _, _ in affected}.values():
+                if t.status == tpb.TOURNAMENT_STATUS_PAUSED:
+                    request = tpb.TournamentRequest(tournament_id=t.tournament_id)
+                    code, _, details = self.run(status_of(self.stub.Resume(request, metadata=operator())))
+                    assert code == OK or (code == PRECONDITION and "not paused" in details), (code, details)
+                    t.status = tpb.TOURNAMENT_STATUS_RUNNING if code == OK else self.run(self.state(t)).status
 
         def reseated() -> bool:
-            for p, count in affected:
-                t = tournament_of[id(p)]
-                if not (len(p.seats) > count or p.entry_id in t.out() or t.spectator.ended):
-                    return False
-            return True
+            return all(len(p.seats) > count or p.entry_id in t.out() or t.spectator.ended for t, p, count in affected)
 
         self.run(self.until(reseated))
-        for p, count in affected:
-            assert all(s.assigned.endpoint != host.endpoint for s in p.seats[count:]), "reseated on the dead server"
-        event(f"table server killed under {min(len(affected), 4)}+ seats")
+        if restart != "at once":
+            for _, p, count in affected:
+                assert all(s.assigned.endpoint != host.endpoint for s in p.seats[count:]), "reseated on a dead server"
+        event(f"table server killed under {min(len(affected), 4)}+ seats, restarted {restart}")
         if sum(len(t.spectator.of("hand_voided")) for t in self.tournaments) > voided:
             event("a hand voided by a dead table server")
-        if then_restart:
+        if restart == "after the rebuild":
             self.run(self._restart(host))
-            event("table server restarted at once")
 
     @rule(which=index)
     def restart_a_table_server(self, which: int) -> None:
@@ -960,6 +998,8 @@ class TournamentServiceModel(ServiceModel):
             for feed in [t.spectator, *(p.feed for p in [*t.players.values(), *t.gone])]:
                 assert feed.numbering_fault() is None, (t.tournament_id, feed.numbering_fault())
                 assert feed.code in (None, OK), (t.tournament_id, feed.code, feed.details)
+            for p in t.gone:  # its token died with its registration: nobody's seat comes on its stream
+                assert not p.feed.of("seat_assigned"), (p.player_id, p.feed.of("seat_assigned"))
             if t.spectator.ended and not t.checked_end:
                 await self._check_end(t)
         assert not self.logged.lines(), self.logged.lines()

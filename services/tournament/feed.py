@@ -12,7 +12,7 @@ that came after event N.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import NamedTuple
 
 import grpc
@@ -79,16 +79,19 @@ class EventFeed:
             )
         return self._positions[resume_after - 1] + 1
 
-    async def read(self, player_id: str, position: int) -> AsyncIterator[tpb.TournamentEvent]:
-        """Every public entry from ``position`` on, and ``player_id``'s private ones ("" for none),
-        then live ones as they come, until the feed ends."""
+    async def read(
+        self, player_id: str, position: int, entitled: Callable[[], bool] = lambda: True
+    ) -> AsyncIterator[tpb.TournamentEvent]:
+        """Every public entry from ``position`` on, and ``player_id``'s private ones ("" for none)
+        while ``entitled()`` says the reader still may see them, then live ones as they come,
+        until the feed ends."""
         entries = self._entries
         while True:
             changed = self._changed
             while position < len(entries):
                 entry = entries[position]
                 position += 1
-                if not entry.player_id or entry.player_id == player_id:
+                if not entry.player_id or (entry.player_id == player_id and entitled()):
                     yield entry.event
             if self.ended:
                 if self._error is not None:
