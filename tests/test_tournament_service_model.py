@@ -660,6 +660,8 @@ class TournamentServiceModel(ServiceModel):
         t = pick([t for t in self.running() if t.status != tpb.TOURNAMENT_STATUS_REGISTERING], which)
         if t is None:
             return
+        if not t.out():  # play on until someone is out
+            self.run(self._play_until(t, lambda: bool(t.out())))
         out = t.out()
         p = pick([p for p in t.players.values() if p.entry_id in out], who)
         if p is None:
@@ -893,29 +895,29 @@ class TournamentServiceModel(ServiceModel):
         t = pick([t for t in self.running() if t.status != tpb.TOURNAMENT_STATUS_REGISTERING], which)
         if t is None:
             return
-        request = tpb.TournamentRequest(tournament_id=t.tournament_id)
-        if t.status == tpb.TOURNAMENT_STATUS_PAUSED:
-            self.run(self.stub.Resume(request, metadata=operator()))
-            t.status = tpb.TOURNAMENT_STATUS_RUNNING
-        rng = random.Random(t.tournament_id)
-
-        async def to_the_end() -> None:
-            back: set[str] = set()
-            while not t.spectator.ended:
-                for p, seat, turn in self.turns():
-                    await self._send(p, seat, random_action(turn, rng))
-                for _, p, seat in self.seats():
-                    if seat.assigned.seat_token not in back and away_at(seat):
-                        back.add(seat.assigned.seat_token)  # once a seat: the clock may send it away again
-                        with contextlib.suppress(grpc.aio.AioRpcError):
-                            await sit(p, seat, away=False)
-                await self.until(lambda: t.spectator.ended or bool(self.turns()), timeout=WAIT)
-
-        self.run(to_the_end(), timeout=WAIT * 3)
+        self.run(self._play_until(t, lambda: False), timeout=WAIT * 3)
         assert t.spectator.code == OK, (t.spectator.code, t.spectator.details)
         t.status = self.run(self.state(t)).status
         assert t.status == tpb.TOURNAMENT_STATUS_FINISHED, t.status
         event("played to the end")
+
+    async def _play_until(self, t: Tournament, done: Callable[[], bool]) -> None:
+        """Every seat given plays random legal actions, and comes back once when the clock sent it
+        away, until ``done()`` or the end of ``t`` (resumed first if paused)."""
+        if t.status == tpb.TOURNAMENT_STATUS_PAUSED:
+            await self.stub.Resume(tpb.TournamentRequest(tournament_id=t.tournament_id), metadata=operator())
+            t.status = tpb.TOURNAMENT_STATUS_RUNNING
+        rng = random.Random(t.tournament_id)
+        back: set[str] = set()
+        while not (done() or t.spectator.ended):
+            for p, seat, turn in self.turns():
+                await self._send(p, seat, random_action(turn, rng))
+            for _, p, seat in self.seats():
+                if seat.assigned.seat_token not in back and away_at(seat):
+                    back.add(seat.assigned.seat_token)  # once a seat: the clock may send it away again
+                    with contextlib.suppress(grpc.aio.AioRpcError):
+                        await sit(p, seat, away=False)
+            await self.until(lambda: done() or t.spectator.ended or bool(self.turns()))
 
     # ----------------------------------------------------------------- host faults
 
@@ -923,9 +925,9 @@ class TournamentServiceModel(ServiceModel):
     def kill_a_table_server(self, which: int, restart: str) -> None:
         """A table server dies (no drain): the tournaments rebuild its tables on the servers left
         (TOURN-11: a running hand is voided) and give their players new seats (SeatAssigned).
-        A fresh server may take its slot once that is done, or at once, before the health checks
-        could notice: then the next director call there finds the tables gone (a paused
-        tournament with seats there is resumed so that its next deal goes there)."""
+        A fresh server may take its slot once that is done, or at once (a paused tournament with
+        seats there is then resumed, so that its next deal goes there whatever the tournament
+        server has noticed yet)."""
         alive = [h for h in self.hosts if h.server is not None]
         if len(alive) < 2:
             return
