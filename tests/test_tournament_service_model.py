@@ -47,10 +47,10 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
 from service_model import ServiceModel, explore, index, pick, status_of
-from table_contract import DENIED, INVALID, NOT_FOUND, OK, PRECONDITION, UNAUTHENTICATED
+from table_contract import DENIED, GAMES, INVALID, NOT_FOUND, OK, PRECONDITION, UNAUTHENTICATED
 from table_invariants import CALL_TIMEOUT, serving
 from test_table_service import Stream, token
-from test_tournament_service import OPERATOR, Channels, fast_structure, operator, player
+from test_tournament_service import OPERATOR, Channels, fast_structure, operator, player, tie_consistent
 
 from services.table.host import HostLimits
 from services.table.proto_gen import table_service_pb2 as pb
@@ -68,8 +68,6 @@ SERVER_GONE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}
 """How a Play stream ends when its table server dies under it (or is dead when it opens)."""
 SEAT_GONE = frozenset({NOT_FOUND, UNAUTHENTICATED})
 """How a Play stream opened too late ends: its table closed, or its seat given up, before its Hello."""
-GAMES = {"7stud": (1,), "7stud8": (1,), "5stud": (1,), "7a5draw": (1, 2, 3)}
-"""Each game and the betting structures (``pb.Structure``) a tournament may play it with."""
 TABLE_SERVERS = 3
 CLIENTS = 3
 MAX_RUNNING = 2
@@ -231,10 +229,6 @@ class Tournament:
     checked_end: bool = False
 
     @property
-    def rebuy_stack(self) -> int:
-        return self.structure.rebuys.stack or self.structure.starting_stack
-
-    @property
     def rebuy_cost(self) -> int:
         return self.structure.rebuys.cost or self.structure.buy_in
 
@@ -294,16 +288,6 @@ BAD_STRUCTURES: dict[str, Callable[[tpb.TournamentStructure], None]] = {
 """Structures the service refuses, by the field its INVALID_ARGUMENT names."""
 
 
-def tie_consistent(places: list[int]) -> bool:
-    """TOURN-6: places 1..N where tied entries share the best of their places."""
-    expected = 1
-    for place in sorted(set(places)):
-        if place != expected:
-            return False
-        expected += places.count(place)
-    return expected == len(places) + 1
-
-
 def collapse(seats: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
     """The seats with repeats in a row dropped (a rebuilt table gives its players the same seat)."""
     return [s for k, s in enumerate(seats) if k == 0 or seats[k - 1] != s]
@@ -324,7 +308,7 @@ class TournamentServiceModel(ServiceModel):
     async def _start(self) -> None:
         self.changed = asyncio.Condition()
         """Notified on everything any stream of the model reads."""
-        self.hosts = []
+        self.hosts: list[Host] = []
         for _ in range(TABLE_SERVERS):
             server = await self._table_server(0)
             self.hosts.append(Host(server.port, server))
@@ -337,7 +321,7 @@ class TournamentServiceModel(ServiceModel):
         )
         self.server = TournamentServer(config)
         await self.server.start()
-        self.clients = []
+        self.clients: list[Client] = []
         for k in range(CLIENTS):
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.server.port}")
             self.clients.append(Client(f"c{k}", channel, trpc.TournamentServiceStub(channel), Channels()))
@@ -515,8 +499,17 @@ class TournamentServiceModel(ServiceModel):
         state = await self.state(t)
         if state.status == tpb.TOURNAMENT_STATUS_FINISHED:
             return
-        at_tables = 0
-        found = 0
+        tables = await self._tables_of(t)
+        assert not [table for table in tables if table.hand_running], tables
+        standings = await self.stub.GetStandings(tpb.StandingsRequest(tournament_id=t.tournament_id, page_size=1000))
+        assert len(tables) == state.tables, (tables, state)
+        at_tables = sum(seat.stack for table in tables for seat in table.seats)
+        assert at_tables == sum(s.stack for s in standings.standings), (at_tables, standings)
+        event(f"chips counted at {min(len(tables), 3)}+ tables")
+
+    async def _tables_of(self, t: Tournament) -> list[pb.TableState]:
+        """The tournament's tables on the table servers up (``ListTables``, ``GetTable``)."""
+        found = []
         for host in self.hosts:
             if host.server is None:
                 continue
@@ -525,14 +518,9 @@ class TournamentServiceModel(ServiceModel):
                 listed = await stub.ListTables(pb.ListTablesRequest(page_size=1000), timeout=CALL_TIMEOUT)
                 for summary in listed.tables:
                     if summary.table_id.startswith(f"{t.tournament_id}.") and summary.kind == pb.TABLE_KIND_TOURNAMENT:
-                        table = await stub.GetTable(pb.GetTableRequest(table_id=summary.table_id), timeout=CALL_TIMEOUT)
-                        assert not table.hand_running, table
-                        at_tables += sum(s.stack for s in table.seats)
-                        found += 1
-        standings = await self.stub.GetStandings(tpb.StandingsRequest(tournament_id=t.tournament_id, page_size=1000))
-        assert found == state.tables, (found, state)
-        assert at_tables == sum(s.stack for s in standings.standings), (at_tables, standings)
-        event(f"chips counted at {min(found, 3)}+ tables")
+                        request = pb.GetTableRequest(table_id=summary.table_id)
+                        found.append(await stub.GetTable(request, timeout=CALL_TIMEOUT))
+        return found
 
     async def _act_passively(self) -> None:
         for p, seat, turn in self.turns():
@@ -1068,7 +1056,7 @@ class TournamentServiceModel(ServiceModel):
         for p in t.players.values():
             await self.until(lambda p=p: p.feed.ended)
             assert p.feed.code == OK, (p.feed.code, p.feed.details)
-            for number, entry_id in enumerate(p.entries):
+            for entry_id in p.entries:
                 told = [(s.assigned.table_id, s.assigned.seat) for s in p.seats if s.assigned.entry_id == entry_id]
                 public = [
                     (e.seated.table_id, e.seated.seat) if e.HasField("seated") else (e.moved.to_table, e.moved.to_seat)
@@ -1076,7 +1064,7 @@ class TournamentServiceModel(ServiceModel):
                     if (e.HasField("seated") and e.seated.entry_id == entry_id)
                     or (e.HasField("moved") and e.moved.entry_id == entry_id)
                 ]
-                assert collapse(told) == collapse(public), (entry_id, told, public, number)
+                assert collapse(told) == collapse(public), (entry_id, told, public)
             for k, seat in enumerate(p.seats):
                 await seat.stream.until_end()
                 code = OK if seat.stream.error is None else seat.stream.error.code()
@@ -1086,10 +1074,8 @@ class TournamentServiceModel(ServiceModel):
                 if k < len(p.seats) - 1 or seat.assigned.entry_id in t.out():
                     allowed |= SEAT_GONE
                 assert code in allowed, (seat.assigned, seat.stream.error)
-        for host in self.hosts:
-            if host.server is not None and host.server.host is not None:
-                left_over = [tid for tid in host.server.host.tables if tid.startswith(f"{t.tournament_id}.")]
-                assert not left_over, left_over
+        left_over = await self._tables_of(t)
+        assert not left_over, left_over
         event(f"finished: {min(len(order), 8)}+ entries")
 
 
