@@ -74,8 +74,9 @@ MAX_RUNNING = 2
 """Tournaments not finished at once: enough to share the servers, few enough to finish."""
 WAIT = 60.0
 """Seconds any wait of a rule may take (a whole short tournament plays in far less)."""
-FAULTS = FaultPolicy(interval_s=0.2, timeout_s=1.0, failures=2)
-"""Health checks five times a second: a dead server is known within a second."""
+FAULTS = FaultPolicy(interval_s=0.2, timeout_s=3.0, failures=2)
+"""Health checks five times a second: a dead server (refusing at once) is known within a second,
+and a live one on this shared machine is never taken for dead by a slow answer."""
 PLAYING = ("not running", "not in the tournament", "out of chips")
 """The director's refusals of a call for a player who is not playing now."""
 REFUSED_REBUY = ("no rebuys", "rebuy period is over", "already has a rebuy waiting", "above the rebuy threshold",
@@ -271,8 +272,9 @@ def random_structure(draw: random.Random, game: str) -> tpb.TournamentStructure:
         structure.add_on.CopyFrom(tpb.AddOn(after_level=after, stack=structure.starting_stack))
         if draw.random() < 0.5:
             structure.levels.insert(after, tpb.Level(break_s=1.0))
-    if draw.random() < 0.3:
-        structure.payouts.CopyFrom(tpb.Payouts(table=draw.choice(([100.0], [70.0, 30.0], [50.0, 30.0, 20.0]))))
+    if draw.random() < 0.3:  # a sit-and-go pays at most its seats
+        tables = [t for t in ([100.0], [70.0, 30.0], [50.0, 30.0, 20.0]) if len(t) <= (structure.max_entrants or 3)]
+        structure.payouts.CopyFrom(tpb.Payouts(table=draw.choice(tables)))
     return structure
 
 
