@@ -22,7 +22,7 @@ from services.table.host import HostLimits, TableHost, TableSpec
 from services.table.ledger import LedgerEntry, RecoveryPlan
 from services.table.server import ServerConfig, TableServer
 
-from .bots.client import Assignment, BotConfig
+from .bots.client import Assignment, BotConfig, Tls
 from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
 from .nodes import metrics_port
@@ -157,10 +157,6 @@ class TableHostActor:
         ]
         return merge_buckets([buckets])  # each game's series, added bound by bound
 
-    async def hands_by_game(self) -> dict[str, int]:
-        """Hands played to the end on this host since it started, by game."""
-        return self._host().hands_by_game()
-
     async def cpu_seconds(self) -> tuple[float, float]:
         """(CPU seconds this host's process has used, the wall clock then): what a capacity
         sweep divides its throughput by."""
@@ -179,11 +175,16 @@ class TableHostActor:
 class FleetActor:
     """Hundreds to thousands of bots as coroutines of one process (see :class:`sim.bots.Fleet`)."""
 
-    def __init__(self, fleet_id: str, registry: str, start: float, config: dict[str, Any]) -> None:
+    def __init__(
+        self, fleet_id: str, registry: str | None, start: float, config: dict[str, Any], tls_ca: bytes | None = None
+    ) -> None:
+        """``registry``: the run's registry, which says where a moved table lives now (None: the
+        tables never move); ``tls_ca``: connect to the servers over TLS trusting this CA (PEM)."""
         self.fleet_id = fleet_id
         self.start_time = start
         self.config = BotConfig(**config)
-        self.registry = actor(registry)
+        self.registry = None if registry is None else actor(registry)
+        self.tls = None if tls_ca is None else Tls(tls_ca)
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
         self._leaving: set[asyncio.Task[None]] = set()
@@ -192,7 +193,8 @@ class FleetActor:
 
     async def start(self) -> dict[str, Any]:
         """Create the fleet in this actor's event loop and serve its metrics; returns where."""
-        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=self._resolve)
+        resolve = None if self.registry is None else self._resolve
+        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=resolve, tls=self.tls)
         ip = node_ip()
         self.metrics = FleetMetrics(ip, metrics_port())
         self.metrics.runtime.start(asyncio.get_running_loop())
@@ -210,6 +212,7 @@ class FleetActor:
         self._fleet().start = start
 
     async def _resolve(self, table_id: str) -> str | None:
+        assert self.registry is not None
         endpoint: str | None = await self.registry.where.remote(table_id)
         return endpoint
 
@@ -249,14 +252,16 @@ class FleetActor:
         delta = fleet.stats.take()
         assert self.metrics is not None
         self.metrics.update(delta, fleet.online)
+        tally = fleet.tally
         return {
             "stats": delta.to_dict(),
             "online": fleet.online,
-            "chips_bought": fleet.chips_bought,
-            "chips_cashed_out": fleet.chips_cashed_out,
+            "bought_at": dict(tally.bought_at),
+            "cashed_out_at": dict(tally.cashed_out_at),
             "kinds_acted": sorted(fleet.kinds_acted),
-            "violations": list(fleet.tally.violations),
+            "violations": list(tally.violations),
             "freed": self._take_freed(),
+            "returns": [tuple(r) for r in tally.take_returns()],
         }
 
     def _take_freed(self) -> list[tuple[str, int]]:
@@ -271,6 +276,14 @@ class FleetActor:
     async def resident_bytes(self) -> int:
         """This fleet's resident memory (RSS) now."""
         return resident_bytes()
+
+    async def chaos_killed(self, endpoint: str) -> None:
+        """See :meth:`Fleet.chaos_killed` (called before the kill)."""
+        self._fleet().chaos_killed(endpoint)
+
+    async def abandon(self, table_ids: list[str]) -> int:
+        """See :meth:`Fleet.abandon`: the bots of a lost server's tables stop where they sit."""
+        return await self._fleet().abandon(table_ids)
 
     async def stop_all(self) -> int:
         """Stop every bot (standing up once its hand is over), those already leaving included;

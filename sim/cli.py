@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .cluster import CONNECT_TIMEOUT_S
-from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, Bound, flag
+from .cluster import add_flags as add_cluster_flags
+from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
 
 if TYPE_CHECKING:
     from services.engine import Hand
@@ -485,6 +485,7 @@ def _load(args: argparse.Namespace) -> int:
     from sim import cluster
     from sim.deployment import DeploymentError
     from sim.driver import LoadTest
+    from sim.given_servers import probe
     from sim.inputs import InputError
     from sim.interruption import EXIT_STATUS, Interruption
     from sim.load_args import check
@@ -492,6 +493,8 @@ def _load(args: argparse.Namespace) -> int:
 
     try:
         run = check(args)
+        if run.target is not None:  # the servers answer, before Ray starts
+            probe(run.target, args.connect_timeout)
     except InputError as exc:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
@@ -508,7 +511,7 @@ def _load(args: argparse.Namespace) -> int:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
     interruption = Interruption()
-    test = LoadTest(run.scenario, run.out, chaos=run.chaos, prometheus=run.prometheus,
+    test = LoadTest(run.scenario, run.out, servers=run.target, chaos=run.chaos, prometheus=run.prometheus,
                     interruption=interruption, command=args.command_line)
     try:
         result = test.run()
@@ -546,9 +549,11 @@ def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     SCENARIO is a YAML file (docs/scenarios.md) or the name of an example shipped with tablestorm:
     smoke, stud-ramp, draw-open, capacity-1s-think. Flags override the scenario's values and are
     checked by the same rules. Without --address a new local Ray is started on 127.0.0.1 for the
-    run and stopped after (never one named by Ray's temp dir or RAY_ADDRESS). Exit status: 0 every
-    threshold held and the chips were conserved; 1 a threshold failed or chips were not conserved;
-    2 the run did not start (a bad flag or scenario, Ray or Prometheus out of reach).
+    run and stopped after (never one named by Ray's temp dir or RAY_ADDRESS). With --target the
+    tables live on table servers already running (created there, or --tables existing: those found
+    there) and no table host is started. Exit status: 0 every threshold held and the chips were
+    conserved; 1 a threshold failed or chips were not conserved; 2 the run did not start (a bad
+    flag or scenario, Ray, Prometheus or a --target server out of reach).
     """
     p = sub.add_parser("load", help="load-test table services with bot fleets on Ray",
                        description=_register_load.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -570,10 +575,14 @@ def _register_load(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument("--prometheus", action="store_true", help="start Prometheus on 127.0.0.1 for the run")
     p.add_argument("--out", default="out/load", help="directory for summary.json, history.csv, report.html")
     p.add_argument("--junit", metavar="FILE", help="also write the gates as JUnit XML (a test case per threshold)")
-    p.add_argument("--address", help="join a Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
-                   "(default: start a local one)")
-    p.add_argument("--connect-timeout", type=flag(Bound(minimum=1)), default=CONNECT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"give up joining --address after this long (default {CONNECT_TIMEOUT_S:g})")
+    add_cluster_flags(p, reaching=", or reaching a --target server")
+    p.add_argument("--target", metavar="HOST:PORT[,HOST:PORT...]",
+                   help="load these table servers (tablestorm serve or another TableService): no table host "
+                   "is started; the tables are created there round robin (or see --tables)")
+    p.add_argument("--tls-ca", metavar="FILE", help="with --target: connect over TLS, trusting this CA (PEM)")
+    p.add_argument("--tables", choices=("create", "existing"),
+                   help="with --target: create the run's tables there (default), or play the cash tables "
+                   "found there with free seats (--game: only that game's)")
     p.set_defaults(handler=_load)
 
 
@@ -652,6 +661,20 @@ def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     register(sub)
 
 
+def _register_schedule(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm schedule``: a Monte Carlo of a day's tournaments on Ray (sim/schedule)."""
+    from sim.schedule.command import register
+
+    register(sub)
+
+
+def _register_plan(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm plan``: the nodes that carry a simulated day (sim/plan)."""
+    from sim.plan.command import register
+
+    register(sub)
+
+
 _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_replay,
     _register_simulate,
@@ -660,6 +683,8 @@ _REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]]
     _register_load,
     _register_structure,
     _register_capacity,
+    _register_schedule,
+    _register_plan,
 ]
 
 

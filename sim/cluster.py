@@ -18,6 +18,7 @@ later when a table host cannot start there.
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import logging
 import os
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from .inputs import PORT, InputError
+from .inputs import PORT, Bound, InputError, flag
 
 LOOPBACK: Final = "127.0.0.1"
 CONNECT_TIMEOUT_S: Final = 60.0
@@ -72,6 +73,16 @@ def check_address(text: str, flag: str = "--address") -> str:
     if port == 0:
         raise InputError(f"{flag}: port of {text!r}: a cluster's port cannot be 0")
     return text
+
+
+def add_flags(parser: argparse.ArgumentParser, *, reaching: str = "") -> None:
+    """``--address`` and ``--connect-timeout``, as every command that runs on Ray spells them
+    (``reaching``: what else the command gives up on after the timeout, for its help)."""
+    parser.add_argument("--address", help="join a Ray cluster: auto, HOST:PORT or ray://HOST:PORT "
+                        "(default: start a local one)")
+    parser.add_argument("--connect-timeout", type=flag(Bound(minimum=1)), default=CONNECT_TIMEOUT_S,
+                        metavar="SECONDS",
+                        help=f"give up joining --address{reaching} after this long (default {CONNECT_TIMEOUT_S:g})")
 
 
 def _ray() -> Any:

@@ -4,7 +4,8 @@ A load run and a live tournament deploy the same way: a registry on the driver's
 ledger every recovery reads, so losing any other node never takes it along), table hosts and fleets
 spread over the nodes by :class:`~sim.placement.Placement`, every metrics endpoint in the run's
 Prometheus file_sd targets. What the run *does* with them (cash seats, a tournament) is its own;
-recovering from a dead host is :mod:`sim.recovery`.
+recovering from a dead host is :mod:`sim.recovery`. A load against servers the run does not own
+(``--target``) deploys fleets only: no registry, no hosts (:mod:`sim.given_servers`).
 """
 
 from __future__ import annotations
@@ -88,7 +89,12 @@ class Deployment:
         host_limits: Mapping[str, Any],
         bot_config: Mapping[str, Any],
         start: float,
+        registry: bool = True,
+        tls_ca: bytes | None = None,
     ) -> None:
+        """``registry``: start the run's registry, which hosts need (their ledger) and fleets ask
+        where a moved table lives; without it there are fleets only. ``tls_ca``: the fleets'
+        connections are TLS, trusting this CA (PEM)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         from .actors import RegistryActor
@@ -98,6 +104,7 @@ class Deployment:
         self.host_limits = dict(host_limits)
         self.bot_config = dict(bot_config)
         self.start = start
+        self.tls_ca = tls_ca
         self.placement = Placement(ray)
         self.hosts: dict[str, Any] = {}
         self.fleets: dict[str, Any] = {}
@@ -105,10 +112,14 @@ class Deployment:
         """Live hosts and fleets by id."""
         self._next_host = 0
         self._next_fleet = 0
-        self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
-        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        self.registry = remote(RegistryActor).options(name=self.registry_name, scheduling_strategy=here).remote()
-        self.registry_node: str = within(ray, self.registry.node_id.remote(), START_TIMEOUT, "the run's registry")
+        self.registry_name: str | None = None
+        self.registry: Any = None
+        self.registry_node: str | None = None
+        if registry:
+            self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
+            here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+            self.registry = remote(RegistryActor).options(name=self.registry_name, scheduling_strategy=here).remote()
+            self.registry_node = within(ray, self.registry.node_id.remote(), START_TIMEOUT, "the run's registry")
 
     @property
     def running(self) -> Iterator[str]:
@@ -122,6 +133,7 @@ class Deployment:
         """Start ``count`` table hosts, one per node as far as the nodes go; returns their ids."""
         from .actors import TableHostActor
 
+        assert self.registry_name is not None, "table hosts write their ledger to the registry"
         handles = {}
         for _ in range(count):
             host_id = f"host-{self._next_host}"
@@ -149,7 +161,7 @@ class Deployment:
             self._next_fleet += 1
             handle = remote(FleetActor).options(
                 scheduling_strategy=self.placement.strategy(self.running, avoiding)
-            ).remote(fleet_id, self.registry_name, self.start, self.bot_config)
+            ).remote(fleet_id, self.registry_name, self.start, self.bot_config, self.tls_ca)
             chosen = self.placement.choosing()
             try:
                 info = ActorInfo.of(ray.get(handle.start.remote(), timeout=FLEET_START_TIMEOUT), fleet_id)
@@ -190,9 +202,9 @@ class Deployment:
                 dead.append(actor_id)
         return answers, dead
 
-    def check_hosts(self) -> tuple[dict[str, dict[str, int]], list[str]]:
-        """Ask every host for its hands by game: the answers, and the hosts Ray reports dead."""
-        return self.poll(self.hosts, "hands_by_game", HOST_CHECK_TIMEOUT)
+    def check_hosts(self) -> list[str]:
+        """Ping every host: the hosts Ray reports dead."""
+        return self.poll(self.hosts, "ping", HOST_CHECK_TIMEOUT)[1]
 
     def collect(self) -> tuple[list[FleetReport], list[str]]:
         """Every fleet's stats since the last call, and the fleets Ray reports dead."""
@@ -244,5 +256,6 @@ class Deployment:
         """End every actor of this run (a joined cluster outlives the run; its actors must not)."""
         if not self.ray.is_initialized():
             return
-        for handle in [*self.hosts.values(), *self.fleets.values(), self.registry]:
+        registry = [] if self.registry is None else [self.registry]
+        for handle in [*self.hosts.values(), *self.fleets.values(), *registry]:
             self.end(handle)

@@ -1,17 +1,23 @@
-"""`tablestorm load`: place table hosts and bot fleets on Ray, ramp the load, gather, report.
+"""`tablestorm load`: place the tables and the bot fleets, ramp the load, gather, report.
 
-The driver owns the run's timeline, which starts once the hosts, tables and fleets are up. Every
-second it moves the bot count toward the scenario's target (closed model; or a controller's, see
-``target``) or lets new players arrive (open model), fires chaos events that are due, checks that
-every host still answers and rebuilds dead hosts' tables elsewhere from the ledger, and merges the
-fleets' stats for the live view; nothing in a tick waits for a hand to end (leaving bots stand up
-in their fleets). At the end comes the wind-down: it closes every table (no new hand is dealt; the
-running one plays out), stops the bots (each answers its turns at once and stands up when its hand
-is over), then drains the hosts (a hand still running, normally none, is voided with an exact
-refund) and has each host stand up whoever is still seated (a bot that could not leave within the
-wind-down's budget, the bots' ``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends
-cashed out or refunded even past the saturation point; it counts the chips by the ledger and writes
-summary.json, history.csv and report.html (a run that saturated says so: :mod:`sim.saturation`).
+The driver owns the run's timeline, which starts once the tables and fleets are up. Every second it
+moves the bot count toward the scenario's target (closed model; or a controller's, see ``target``)
+or lets new players arrive (open model), fires chaos events that are due, checks that every table
+server still answers (and has its outages dealt with), and merges the fleets' stats for the live
+view; nothing in a tick waits for a hand to end (leaving bots stand up in their fleets). At the end
+comes the wind-down: it stops the tables dealing (no new hand; the running one plays out), stops
+the bots (each answers its turns at once and stands up when its hand is over), then ends the tables
+(the run's own hosts drain, a hand still running, normally none, voided with an exact refund, and
+stand up whoever is still seated: a bot that could not leave within the wind-down's budget, the
+bots' ``stop_timeout`` plus :data:`WIND_DOWN_SLACK_S`), so every seat ends cashed out or refunded
+even past the saturation point; it counts the chips and writes summary.json, history.csv and
+report.html (a run that saturated says so: :mod:`sim.saturation`).
+
+Where the tables live is one :class:`~sim.table_sites.TableSites`: the run's own table hosts on Ray
+with the registry's ledger (:mod:`sim.own_hosts`), or servers it is given (``--target``:
+:mod:`sim.given_servers`). The driver does the same with either; only they differ in how tables are
+opened, what an outage does (a host's tables rebuilt elsewhere, or a server's lost) and how the
+chips are counted (by the ledger, or from the servers' own tables).
 
 What counts as an error (``errors`` by kind, ``errors_total``, the ``errors==0`` threshold): every
 fault of the system under test, in the load and in the wind-down alike. That is a call that fails,
@@ -24,7 +30,10 @@ closing its own stream and calls because it was told to stop (CANCELLED), a flak
 stream on purpose, a stream the server ends with OK (after StandUp, or a closed table), an action
 that came after the clock or the hand's end (``late_actions``), a Rebuy refused at a closing table,
 and a leaving bot's call waiting its turn (at its fleet's leave gate or a busy host) within
-``stop_timeout``.
+``stop_timeout``. Of the errors, those the run's chaos caused are counted apart as well
+(``chaos_errors``; the rest are ``unexpected_errors``): a failure of a killed host's streams and
+calls, which its bot proves to be the chaos's when it next gets an answer from its table's new
+address (:mod:`sim.bots.client.attribution`). A killed fleet's bots die with it and count nothing.
 
 ``wind_down`` in summary.json: its ``seconds`` (and ``budget_s``, ``within_budget``), the ``hands``
 and ``actions`` played out after the load (kept out of the load's rates), its ``errors`` (already in
@@ -33,15 +42,17 @@ and ``actions`` played out after the load (kept out of the load's rates), its ``
 hands the drain voided. A clean end has no error, nobody stood up by a host, nothing voided.
 
 The parts: :mod:`sim.deployment` (the registry, hosts and fleets on Ray, spread by
-:mod:`sim.placement`), :mod:`sim.seat_pool` (the cash tables and who plays which seat),
-:mod:`sim.shaping` (bots joining and leaving by the scenario's model), :mod:`sim.recovery` (a dead
-host's tables rebuilt from the ledger), :mod:`sim.summary` (summary.json). A host or fleet Ray
-reports dead or unreachable is killed and replaced (a fleet on another node when it can be; a
-host's tables on the surviving hosts): losing a node loses no chip.
+:mod:`sim.placement`), :mod:`sim.table_sites` (where the tables live), :mod:`sim.seat_pool` (the
+cash tables and who plays which seat), :mod:`sim.shaping` (bots joining and leaving by the
+scenario's model), :mod:`sim.timeline` (the chaos, each recovery and lost server, and when the bots
+were back), :mod:`sim.summary` (summary.json). A host or fleet Ray reports dead or unreachable is
+killed and replaced (a fleet on another node when it can be; a host's tables on the surviving
+hosts): losing a node loses no chip.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
 import time
@@ -52,12 +63,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import cluster
-from .bots.client import Assignment
+from .bots.client import Assignment, Return
 from .chaos import ChaosEvent
 from .deployment import CALL_TIMEOUT, Deployment, within
+from .given_servers import GivenServers, Target
 from .interruption import Abort, Interruption
 from .live import LiveView
-from .recovery import rebuild_tables
+from .own_hosts import OwnHosts
+from .recovery import CHAOS, LOST
 from .report import write_report
 from .reporting.meta import run_metadata
 from .saturation import SaturationWatch
@@ -65,7 +78,9 @@ from .scenario import Scenario
 from .seat_pool import Occupant, SeatPool
 from .shaping import LoadShape
 from .stats import RunStats
-from .summary import LoadRunFacts, WindDown, build_summary, merge_buckets
+from .summary import LoadRunFacts, WindDown, build_summary
+from .table_sites import Outages, TableChips, TableSites
+from .timeline import Timeline
 
 __all__ = ["LoadTest", "RunResult", "RunState"]
 
@@ -86,6 +101,7 @@ class RunState:
 
     scenario: Scenario
     deployment: Deployment
+    sites: TableSites
     pool: SeatPool
     rng: random.Random
     start: float
@@ -93,14 +109,19 @@ class RunState:
     stats: RunStats = field(default_factory=RunStats)
     online: dict[str, int] = field(default_factory=dict)
     """fleet -> bots playing, as it last reported."""
-    bought: dict[str, int] = field(default_factory=dict)
+    bought_at: dict[str, dict[str, int]] = field(default_factory=dict)
+    """fleet -> table -> chips its bots paid there, as it last reported (dead fleets keep theirs)."""
+    cashed_out_at: dict[str, dict[str, int]] = field(default_factory=dict)
+    """fleet -> table -> chips its bots were paid there."""
     kinds_acted: set[str] = field(default_factory=set)
     bots_online_series: dict[int, int] = field(default_factory=dict)
     next_player: int = 0
     hands_voided_by_faults: int = 0
-    recoveries: list[dict[str, Any]] = field(default_factory=list)
-    host_hands: dict[str, dict[str, int]] = field(default_factory=dict)
-    """host -> hands it completed by game, as it last reported (dead hosts keep their last report)."""
+    timeline: Timeline = field(default_factory=Timeline)
+    killed: list[str] = field(default_factory=list)
+    """Endpoints the run's chaos killed, in order: every fleet is told (see :meth:`Fleet.chaos_killed`)."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings the run found on its way (a lost fleet's seats left taken, say)."""
     violations: dict[str, list[str]] = field(default_factory=dict)
     """fleet -> the first protocol violations its bots described (the counts are in ``stats``)."""
     finishing: bool = False
@@ -108,7 +129,7 @@ class RunState:
     load_stats: RunStats | None = None
     """The load's stats while the wind-down counts into ``stats`` apart."""
     processing: list[tuple[float, float]] = field(default_factory=list)
-    """The hosts' processing-time histogram at the end of the load (merged)."""
+    """The servers' processing-time histogram at the end of the load (merged)."""
     saturation: SaturationWatch = field(default_factory=SaturationWatch)
     load_done: bool = False
     """Set by an ``on_second`` callback to end the load at that tick (before its duration is up);
@@ -135,13 +156,24 @@ class RunState:
 
     @property
     def hosts(self) -> dict[str, Any]:
-        """The live table hosts' actor handles by id."""
+        """The live table hosts' actor handles by id (none with given servers)."""
         return self.deployment.hosts
 
     @property
     def fleets(self) -> dict[str, Any]:
         """The live bot fleets' actor handles by id."""
         return self.deployment.fleets
+
+    def table_chips(self) -> dict[str, TableChips]:
+        """table -> what every fleet's bots paid there and were paid."""
+        tables = {t for paid in (*self.bought_at.values(), *self.cashed_out_at.values()) for t in paid}
+        return {
+            t: TableChips(
+                sum(paid.get(t, 0) for paid in self.bought_at.values()),
+                sum(paid.get(t, 0) for paid in self.cashed_out_at.values()),
+            )
+            for t in tables
+        }
 
 
 class LoadTest:
@@ -153,6 +185,7 @@ class LoadTest:
         out_dir: Path,
         *,
         address: str | None = None,
+        servers: Target | None = None,
         chaos: tuple[ChaosEvent, ...] = (),
         prometheus: bool = False,
         stream: TextIO = sys.stderr,
@@ -164,13 +197,15 @@ class LoadTest:
         command: Sequence[str] = (),
         replace_dead_hosts: bool = False,
     ) -> None:
-        """``target``: the closed model's bot count at each second of the run, in place of the
+        """``servers``: load these table servers (``--target``) instead of table hosts of the run's
+        own; ``target``: the closed model's bot count at each second of the run, in place of the
         scenario's (see :class:`~sim.shaping.LoadShape`); ``interruption``: the signals of a
         command-line run (see :mod:`sim.interruption`); ``command``: its argv, for the report's
         metadata."""
         self.scenario = scenario
         self.out_dir = out_dir
         self.address = address
+        self.servers = servers
         self.chaos = sorted(chaos, key=lambda e: e.at)
         self.prometheus = prometheus
         self.stream = stream
@@ -185,7 +220,7 @@ class LoadTest:
         self.prometheus_server: Any = None
         """The run's :class:`~sim.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
         self.registry: Any = None
-        """The run's registry actor while it runs."""
+        """The run's registry actor while it runs (None with given servers: no ledger)."""
 
     # ----------------------------------------------------------------- the run
 
@@ -198,42 +233,46 @@ class LoadTest:
             import ray
 
             self._ray = ray
-            deployment = Deployment(
-                ray, self.out_dir, host_limits=self.host_limits, bot_config=self.bot_config, start=time.time()
-            )
-            self.registry = deployment.registry
-            if self.prometheus:  # started first: it comes up while the actors do
-                from .prometheus import PrometheusServer
+            with contextlib.ExitStack() as closing:
+                given = self.servers
+                deployment = Deployment(
+                    ray, self.out_dir, host_limits=self.host_limits, bot_config=self.bot_config, start=time.time(),
+                    registry=given is None, tls_ca=None if given is None else given.tls_ca,
+                )
+                self.registry = deployment.registry
+                sites: TableSites = (
+                    OwnHosts(deployment, self.scenario.hosts, replace=self.replace_dead_hosts) if given is None
+                    else closing.enter_context(GivenServers(given))
+                )
+                if self.prometheus:  # started first: it comes up while the actors do
+                    from .prometheus import PrometheusServer
 
-                prom = self.prometheus_server = PrometheusServer(self.out_dir)
-            pool = SeatPool()
-            hosts = deployment.start_hosts(self.scenario.hosts)
-            plan = pool.plan_tables(self.scenario, hosts)
-            within(ray, [deployment.hosts[h].create_tables.remote(specs) for h, specs in plan.items()],
-                   CALL_TIMEOUT, f"the table hosts opening {sum(map(len, plan.values()))} tables")
-            state = RunState(
-                self.scenario, deployment, pool, random.Random(self.scenario.seed), time.time(),
-                LoadShape(self.scenario, self.target),
-            )
-            for _ in range(self.scenario.fleets):
-                self._start_fleet(state)
-            deployment.write_targets()
-            if prom is not None:
-                prom.wait_ready()
-                self.prometheus_url = prom.url
-                print(f"prometheus: {prom.url}", file=self.stream, flush=True)
-            # The timeline (duration, stages, chaos times, rates) starts now that everything is up:
-            # setting up thousands of tables must not eat into the seconds of load asked for.
-            state.start = time.time()
-            deployment.begin(state.start)
-            # Installed after Ray started: its driver sets a SIGTERM handler of its own that ends
-            # the process on the spot.
-            with self.interruption.installed():
-                try:
-                    self._loop(state)
-                    summary, files = self._finish(state)
-                except Abort:
-                    summary, files = self._report(state, time.time() - state.start, aborted=True)
+                    prom = self.prometheus_server = PrometheusServer(self.out_dir)
+                pool = SeatPool()
+                sites.open(self.scenario, pool)
+                state = RunState(
+                    self.scenario, deployment, sites, pool, random.Random(self.scenario.seed), time.time(),
+                    LoadShape(self.scenario, self.target),
+                )
+                for _ in range(self.scenario.fleets):
+                    self._start_fleet(state)
+                deployment.write_targets()
+                if prom is not None:
+                    prom.wait_ready()
+                    self.prometheus_url = prom.url
+                    print(f"prometheus: {prom.url}", file=self.stream, flush=True)
+                # The timeline (duration, stages, chaos times, rates) starts now that everything is
+                # up: setting up thousands of tables must not eat into the seconds of load asked for.
+                state.start = time.time()
+                deployment.begin(state.start)
+                # Installed after Ray started: its driver sets a SIGTERM handler of its own that
+                # ends the process on the spot.
+                with self.interruption.installed():
+                    try:
+                        self._loop(state)
+                        summary, files = self._finish(state)
+                    except Abort:
+                        summary, files = self._report(state, time.time() - state.start, aborted=True)
             return RunResult(summary, files, bool(summary.get("thresholds_ok", True)))
         finally:
             if prom is not None:
@@ -245,9 +284,16 @@ class LoadTest:
                 cluster.disconnect()
 
     def _start_fleet(self, state: RunState, avoid: frozenset[str] = frozenset()) -> str:
-        fleet_id = state.deployment.start_fleet(avoid)
+        deployment = state.deployment
+        fleet_id = deployment.start_fleet(avoid)
         state.online[fleet_id] = 0
+        for endpoint in state.killed:  # what the other fleets were told before each kill
+            within(self._ray, deployment.fleets[fleet_id].chaos_killed.remote(endpoint), CALL_TIMEOUT, fleet_id)
         return fleet_id
+
+    def _now(self, state: RunState) -> float:
+        """Seconds since the load began, as the summary and the report give times."""
+        return round(time.time() - state.start, 1)
 
     # ----------------------------------------------------------------- each second
 
@@ -265,7 +311,7 @@ class LoadTest:
             self._add(state, step.add, elapsed)
             while chaos and chaos[0].at <= elapsed:
                 self._inject(state, chaos.popleft())
-            self._check_hosts(state)
+            self._watch(state)
             self._collect(state)
             state.bots_online_series[second] = state.bots_online
             state.saturation.update(state.stats, state.bots_online_series, elapsed)
@@ -290,7 +336,7 @@ class LoadTest:
         fleet_ids = list(fleets)
         per_fleet: dict[str, list[Assignment]] = {f: [] for f in fleet_ids}
         seats = state.pool.take(count)
-        endpoints = {t: self._where(t) for t in {s.table_id for s in seats}}
+        endpoints = {t: state.sites.where(t) for t in {s.table_id for s in seats}}
         for k, seat in enumerate(seats):
             endpoint = endpoints.get(seat.table_id)
             if endpoint is None:
@@ -315,7 +361,7 @@ class LoadTest:
             try:
                 state.online[fleet_id] += self._ray.get(ref)
             except self._ray.exceptions.RayActorError:
-                self._fleet_died(state, fleet_id)  # its new seats are free again or played anew
+                self._fleet_died(state, fleet_id, LOST)  # its new seats are free again or played anew
 
     def _remove(self, state: RunState, fleet_id: str, count: int) -> None:
         """Stop ``count`` bots of a fleet; their seats come back free (see :meth:`_collect`) once
@@ -323,14 +369,9 @@ class LoadTest:
         try:
             leaving: int = self._ray.get(state.deployment.fleets[fleet_id].remove.remote(count))
         except self._ray.exceptions.RayActorError:
-            self._fleet_died(state, fleet_id)
+            self._fleet_died(state, fleet_id, LOST)
             return
         state.online[fleet_id] = max(0, state.online[fleet_id] - leaving)
-
-    def _where(self, table_id: str) -> str | None:
-        assert self.registry is not None
-        endpoint: str | None = self._ray.get(self.registry.where.remote(table_id))
-        return endpoint
 
     def _collect(self, state: RunState) -> None:
         reports, dead = state.deployment.collect()
@@ -338,62 +379,79 @@ class LoadTest:
             fleet_id, report = fleet.fleet_id, fleet.report
             state.stats.merge(RunStats.from_dict(report["stats"]))
             state.online[fleet_id] = report["online"]
-            state.bought[fleet_id] = report["chips_bought"]
+            state.bought_at[fleet_id] = report["bought_at"]
+            state.cashed_out_at[fleet_id] = report["cashed_out_at"]
             state.kinds_acted.update(report["kinds_acted"])
             state.violations[fleet_id] = report["violations"]
             state.pool.freed(fleet_id, report["freed"])
+            state.timeline.returned(Return(*back) for back in report["returns"])
         for fleet_id in dead:
-            self._fleet_died(state, fleet_id)
+            self._fleet_died(state, fleet_id, LOST)
 
     # ----------------------------------------------------------------- faults
 
     def _inject(self, state: RunState, event: ChaosEvent) -> None:
-        deployment = state.deployment
-        if event.action == "kill-host" and len(deployment.hosts) > 1:
-            victim = state.rng.choice(sorted(deployment.hosts))
-            print(f"chaos: killing {victim} at {time.time() - state.start:.1f}s", file=self.stream, flush=True)
-            self._ray.kill(deployment.hosts[victim], no_restart=True)
-            self._hosts_died(state, [victim])
+        deployment, at = state.deployment, self._now(state)
+        victims = state.sites.killable()
+        if event.action == "kill-host" and len(victims) > 1:
+            victim = state.rng.choice(sorted(victims))
+            print(f"chaos: killing {victim} at {at:.1f}s", file=self.stream, flush=True)
+            state.timeline.chaos(at, event.action, victim)
+            # Before the kill, so that every bot can tell the failures it causes from others.
+            state.killed.append(victims[victim])
+            deployment.broadcast(deployment.fleets, "chaos_killed", victims[victim])
+            self._outages(state, state.sites.kill(victim, at))
         elif event.action == "kill-fleet" and deployment.fleets:
             victim = state.rng.choice(sorted(deployment.fleets))
-            print(f"chaos: killing {victim} at {time.time() - state.start:.1f}s", file=self.stream, flush=True)
+            print(f"chaos: killing {victim} at {at:.1f}s", file=self.stream, flush=True)
+            state.timeline.chaos(at, event.action, victim)
             self._ray.kill(deployment.fleets[victim], no_restart=True)
-            self._fleet_died(state, victim)
+            self._fleet_died(state, victim, CHAOS)
 
-    def _check_hosts(self, state: RunState) -> None:
-        hands, dead = state.deployment.check_hosts()
-        state.host_hands.update(hands)
-        if dead:
-            self._hosts_died(state, dead)
+    def _watch(self, state: RunState) -> None:
+        self._outages(state, state.sites.watch(self._now(state), state.table_chips()))
 
-    def _hosts_died(self, state: RunState, dead: list[str]) -> None:
-        """Rebuild dead hosts' tables on the surviving hosts from the ledger (exact refunds)."""
-        at_s = round(time.time() - state.start, 1)
-        for recovery in rebuild_tables(state.deployment, dead, at_s, replace=self.replace_dead_hosts):
+    def _outages(self, state: RunState, outages: Outages) -> None:
+        """Count what the servers' outages cost: a host's voided hands (its tables are back
+        elsewhere), a lost server's tables and the bots that sat at them (told to stop there)."""
+        for recovery in outages.recoveries:
             state.hands_voided_by_faults += recovery.voided
-            for _ in range(recovery.voided):
-                state.stats.hand_voided()
-            state.recoveries.append(recovery.to_dict())
+            for table_id in recovery.voided_tables:
+                state.stats.hand_voided(state.games[table_id])
+            moved = set(recovery.tables)
+            state.timeline.host_recovered(recovery, [key for key in state.seated if key[0] in moved])
+        deployment = state.deployment
+        for loss in outages.losses:
+            print(f"lost: {loss.server} stopped answering at {loss.at_s:.1f}s", file=self.stream, flush=True)
+            held = state.pool.drop_tables(loss.tables)
+            state.timeline.server_lost(loss, [(seat.table_id, seat.seat) for seat, _ in held])
+            deployment.broadcast(deployment.fleets, "abandon", list(loss.tables))
 
-    def _fleet_died(self, state: RunState, fleet_id: str) -> None:
+    def _fleet_died(self, state: RunState, fleet_id: str, cause: str) -> None:
         """A dead fleet's players keep their seats and chips; a new fleet plays those seats again
-        with the tokens the ledger holds (a seat whose player never sat down is free again)."""
+        with the tokens the ledger holds (a seat whose player never sat down is free again).
+        Without a ledger (given servers) nobody holds the tokens: the seats stay taken."""
         ray, deployment = self._ray, state.deployment
         deployment.remove_fleet(fleet_id)
         state.online.pop(fleet_id, None)
         if state.finishing:
             return
+        at = self._now(state)
         lost_node = state.placements.get(fleet_id)
         replacement = self._start_fleet(state, frozenset({lost_node} if lost_node else ()))
         deployment.write_targets()
         orphans = state.pool.held_by(fleet_id)
-        tokens = ray.get([
-            self.registry.seat_token.remote(seat.table_id, seat.seat, occupant.player_id)
-            for seat, occupant in orphans
-        ])
+        tokens = state.sites.seat_tokens([(seat.table_id, seat.seat, occupant.player_id) for seat, occupant in orphans])
+        if tokens is None:
+            for seat, _ in orphans:
+                state.pool.lose(seat)
+            state.notes.append(f"{fleet_id} was lost at {at:.1f} s: its {len(orphans)} seats stay taken at their "
+                               "servers (no ledger holds their tokens)")
+            state.timeline.fleet_recovered(fleet_id, at, cause, 0, None)
+            return
         assignments = []
         for (seat, occupant), token in zip(orphans, tokens, strict=True):
-            endpoint = self._where(seat.table_id)
+            endpoint = state.sites.where(seat.table_id)
             if token is None or endpoint is None:
                 state.pool.vacate(seat)
                 continue
@@ -403,63 +461,57 @@ class LoadTest:
                 bot_kind=self.scenario.bot_kinds(1, state.rng)[0], think=self.scenario.think,
                 seed=state.rng.randrange(1 << 30), seat_token=token,
             ))
+        back = 0
         if assignments:
             try:
-                state.online[replacement] += ray.get(deployment.fleets[replacement].add.remote(assignments))
+                back = ray.get(deployment.fleets[replacement].add.remote(assignments))
             except ray.exceptions.RayActorError:
-                self._fleet_died(state, replacement)
+                self._fleet_died(state, replacement, LOST)
+            else:
+                state.online[replacement] += back
+        back_s = time.time() - state.start - at if back == len(assignments) else None
+        state.timeline.fleet_recovered(fleet_id, at, cause, len(assignments), back_s)
 
     # ----------------------------------------------------------------- the end
 
     def _finish(self, state: RunState) -> tuple[dict[str, Any], dict[str, Path]]:
         """The wind-down, then the report. First the tables stop dealing, then the bots leave, then
-        the hosts drain: a table that dealt on would keep its leaving players in hand after hand
+        the tables end: a table that dealt on would keep its leaving players in hand after hand
         (they act at once, so hands race and starve their StandUp calls), and a drain before they
         left would cut their streams and void their hands. A dead host or fleet is found on the
         way; the ledger refunds its hands."""
-        ray, deployment = self._ray, state.deployment
+        deployment, sites = state.deployment, state.sites
         duration = time.time() - state.start
         state.finishing = True
         self._collect(state)  # everything up to the end of the load
-        self._check_hosts(state)
-        state.processing = merge_buckets(deployment.broadcast(deployment.hosts, "processing_histogram"))
+        self._watch(state)
+        state.processing = sites.processing()
         # The wind-down's hands and actions are counted apart: they must not swell the rates
         # measured over the load's duration. Its errors are faults all the same (see the module's
         # docstring) and count with the run's.
         state.load_stats, state.stats = state.stats, RunStats()
         wind_down_started = time.time()
         budget = self.bot_config["stop_timeout"] + WIND_DOWN_SLACK_S
-        deployment.broadcast(deployment.hosts, "close_tables")
+        sites.stop_dealing()
         left = len(deployment.fleets) - len(deployment.broadcast(deployment.fleets, "stop_all", timeout=budget))
         self._collect(state)
-        self._check_hosts(state)
-        drained = deployment.broadcast(deployment.hosts, "drain", 0.0)
-        # Whoever is still seated (a bot that could not stand up in time, a fleet that died) is
-        # stood up by its table's server, so every seat ends cashed out or refunded.
-        cashed = deployment.broadcast(deployment.hosts, "cash_out_all")
+        self._watch(state)
+        ended = sites.finish()
         wind_down, state.stats, state.load_stats = state.stats, state.load_stats, None
-        for second, window in wind_down.series.items():
-            for kind, count in window.errors.items():
-                for _ in range(count):
-                    state.stats.error(kind, float(second))
-        for _ in range(wind_down.hands_voided):
-            state.stats.hand_voided()
-        chips = within(ray, self.registry.chips.remote(), CALL_TIMEOUT, "the run's registry")
+        state.stats.merge_faults(wind_down)
+        chips = sites.chips(state.table_chips())
         end = WindDown(
             seconds=time.time() - wind_down_started,
             hands=wind_down.hands,
             actions=wind_down.actions,
             errors=wind_down.errors,
-            chips_left_at_tables=chips.on_tables,
-            seats_stood_up_by_hosts=sum(seats for seats, _ in cashed),
-            chips_paid_by_hosts=sum(paid for _, paid in cashed),
+            chips_left_at_tables=chips.left_on_tables,
+            seats_stood_up_by_hosts=ended.seats_stood_up,
+            chips_paid_by_hosts=ended.chips_paid,
             budget_s=budget,
             fleets_late=left,
         )
-        return self._report(
-            state, duration, wind_down=end, voided_at_end=sum(v for _, v in drained),
-            chips=(chips.bought, chips.on_tables + chips.cashed_out),
-        )
+        return self._report(state, duration, wind_down=end, voided_at_end=ended.voided, chips=(chips.start, chips.end))
 
     def _report(
         self,
@@ -469,16 +521,12 @@ class LoadTest:
         aborted: bool = False,
         wind_down: WindDown | None = None,
         voided_at_end: int = 0,
-        chips: tuple[int, int] | None = None,
+        chips: tuple[int | None, int | None] = (None, None),
     ) -> tuple[dict[str, Any], dict[str, Path]]:
         """Write summary.json, history.csv and report.html for the run as far as it went; without
         ``chips`` (an aborted run never counts them) chip conservation is unknown."""
         deployment = state.deployment
         stats = state.stats if state.load_stats is None else state.load_stats
-        hands_by_game: dict[str, int] = {}
-        for counts in state.host_hands.values():
-            for game, hands in counts.items():
-                hands_by_game[game] = hands_by_game.get(game, 0) + hands
         scenario = self.scenario
         stages = tuple(scenario.stages_run(duration))
         warnings = []
@@ -493,9 +541,12 @@ class LoadTest:
             warnings.append(f"interrupted by {interrupted} after {duration:.1f} of {scenario.duration_s:g} s")
         if aborted:
             warnings.append("stopped at once by a second signal: no wind-down, chips not counted")
+        warnings += state.notes
         saturation = state.saturation.first
         if saturation is not None:
             warnings.append(saturation.describe())
+        sites = state.sites.describe()
+        timeline = state.timeline.to_summary()
         facts = LoadRunFacts(
             run=run_metadata(self.command or ("tablestorm", "load", scenario.name), state.start),
             scenario=scenario.name,
@@ -508,10 +559,14 @@ class LoadTest:
             hands_voided_by_faults=state.hands_voided_by_faults,
             hands_voided_at_end=voided_at_end,
             wind_down=wind_down,
-            recoveries=tuple(state.recoveries),
-            chips_bought_by_bots=sum(state.bought.values()),
-            nodes=len({deployment.info[h].node_id for h in deployment.hosts}),
-            hands_by_game=hands_by_game,
+            chaos_events=tuple(timeline["chaos_events"]),
+            recoveries=tuple(timeline["recoveries"]),
+            fleet_recoveries=tuple(timeline["fleet_recoveries"]),
+            servers_lost=tuple(timeline["servers_lost"]),
+            chips_bought_by_bots=sum(chips.bought for chips in state.table_chips().values()),
+            nodes=sites.nodes,
+            table_servers=sites.servers,
+            target=sites.target,
             placements=state.placements,
             registry_node=deployment.registry_node,
             protocol_violation_samples=tuple(v for f in sorted(state.violations) for v in state.violations[f])[:50],
@@ -523,9 +578,9 @@ class LoadTest:
             stats,
             bots=max(state.bots_online_series.values(), default=0),
             duration_s=round(duration, 2),
-            chips_start=None if chips is None else chips[0],
-            chips_end=None if chips is None else chips[1],
-            hosts=scenario.hosts,
+            chips_start=chips[0],
+            chips_end=chips[1],
+            hosts=sites.hosts,
             fleets=scenario.fleets,
             thresholds=scenario.thresholds,
             run=facts.to_dict(),

@@ -3,8 +3,10 @@
 Flags that override a scenario's values are merged into the scenario file's mapping and checked
 by the scenario parser itself (:func:`sim.scenario.from_mapping`), under the flag's name: one rule
 per value, whether it came from a file or a flag. What only the command line sets is checked
-here: chaos events that could never fire, the output paths, the cluster address. Every refusal is
-an :class:`~sim.inputs.InputError` whose message starts with the flag; the command exits 2 and
+here: chaos events that could never fire, the output paths, the cluster address, the servers of
+``--target`` and the flags that go with it (whether the servers answer is
+:func:`sim.given_servers.probe`'s, which the command asks next). Every refusal is an
+:class:`~sim.inputs.InputError` whose message starts with the flag; the command exits 2 and
 nothing (no Ray, no directory) has been started or written.
 """
 
@@ -19,6 +21,7 @@ from typing import Any, Final
 
 from .chaos import ChaosEvent
 from .cluster import check_address
+from .given_servers import CREATE, EXISTING, Target, parse_servers, read_ca
 from .inputs import InputError
 from .resources import example_scenarios
 from .scenario import Scenario, from_mapping, read
@@ -47,16 +50,42 @@ class LoadArgs:
     junit: Path | None
     address: str | None
     prometheus: bool
+    target: Target | None = None
+    """``--target``: the table servers to load instead of hosts of the run's own."""
 
 
 def check(args: argparse.Namespace) -> LoadArgs:
     """The run ``args`` asks for; :class:`InputError` naming the flag (or the field) when it cannot work."""
     scenario = _scenario(args)
+    target = _target(args)
+    if target is not None and args.chaos:
+        raise InputError("--chaos: not with --target: the servers are not the run's to kill, and without a "
+                         "ledger a killed fleet's seats cannot be played on")
     chaos = _chaos(args.chaos, scenario)
     out = _writable(Path(args.out), "--out", directory=True)
     junit = None if args.junit is None else _writable(Path(args.junit), "--junit", directory=False)
     address = None if args.address is None else check_address(args.address)
-    return LoadArgs(scenario, chaos, out, junit, address, args.prometheus)
+    return LoadArgs(scenario, chaos, out, junit, address, args.prometheus, target)
+
+
+def _target(args: argparse.Namespace) -> Target | None:
+    """``--target`` with ``--tls-ca`` and ``--tables``, which mean nothing without it, and without
+    ``--hosts``, which means nothing with it."""
+    if args.target is None:
+        for flag, value in (("--tls-ca", args.tls_ca), ("--tables", args.tables)):
+            if value is not None:
+                raise InputError(f"{flag}: only with --target (the run's own table hosts serve their own "
+                                 "tables, in plaintext)")
+        return None
+    if args.hosts is not None:
+        raise InputError("--hosts: not with --target: the tables live on the given servers, no table host is started")
+    tables = args.tables or CREATE
+    return Target(
+        servers=parse_servers(args.target),
+        tls_ca=None if args.tls_ca is None else read_ca(args.tls_ca),
+        tables=tables,
+        game=args.game if tables == EXISTING else None,
+    )
 
 
 def _scenario_file(name: str) -> Path:

@@ -10,42 +10,60 @@ fleet is the run's own business (its seats are the run's): see :meth:`Deployment
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
 from services.table.ledger import RecoveryPlan
 
 from .deployment import Deployment
 
+CHAOS: Final = "chaos"
+"""A host lost because the run's chaos killed it."""
+LOST: Final = "lost"
+"""A host found dead (its node lost, its process gone): nobody planned it."""
+
 
 @dataclass(frozen=True, slots=True)
 class Recovery:
-    """One dead host's tables rebuilt: when (seconds into the run), how many, hands voided."""
+    """One dead host's tables rebuilt: when (seconds into the run) and why (:data:`CHAOS` or
+    :data:`LOST`), the tables moved, and those whose running hand was voided (one hand each) with
+    the chips that gave back."""
 
     host: str
+    endpoint: str
     at_s: float
-    tables: int
-    voided: int
+    cause: str
+    tables: tuple[str, ...]
+    voided_tables: tuple[str, ...]
+    chips_refunded: int
+    """The stacks the voided hands' players were dealt in with, which they got back: a voided
+    hand refunds every player to its stack at the deal (the ledger's ``hand_started`` entry)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"host": self.host, "at_s": self.at_s, "tables": self.tables, "voided": self.voided}
+    @property
+    def voided(self) -> int:
+        return len(self.voided_tables)
 
 
-def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float, *, replace: bool = False) -> list[Recovery]:
+def rebuild_tables(
+    deployment: Deployment, dead: list[str], at_s: float, cause: str, *, replace: bool = False
+) -> list[Recovery]:
     """Rebuild the tables of the ``dead`` hosts on the surviving hosts, round robin, or (with
     ``replace``) on as many new hosts started for them, as a platform restarts a crashed server:
     the survivors' load, and the run's capacity, stay what they were.
 
     Several hosts go at once when a node is lost, and a host chosen to rebuild on may turn out to be
     dead as well (on the same node, not yet noticed): its tables, those it was given included, are
-    then rebuilt again on the others. Raises RuntimeError when no host is left.
+    then rebuilt again on the others (its loss is :data:`LOST`, whatever ``cause`` the first had).
+    Raises RuntimeError when no host is left.
     """
     ray = deployment.ray
     registry = deployment.registry
     recoveries: list[Recovery] = []
     pending = list(dead)
+    endpoints: dict[str, str] = {}
     while pending:
         tables: list[tuple[str, str]] = []
         for host_id in pending:
+            endpoints.setdefault(host_id, deployment.info[host_id].endpoint)
             deployment.remove_host(host_id)
             tables += [(host_id, t) for t in ray.get(registry.mark_dead.remote(host_id))]
         if replace:
@@ -62,7 +80,7 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float, *, repl
             plans[target].append(ray.get(registry.plan.remote(table_id)))
             origin[target].append(host_id)
         refs = {h: deployment.hosts[h].restore_tables.remote(p) for h, p in plans.items() if p}
-        voided_from = dict.fromkeys(pending, 0)
+        voided_from: dict[str, list[RecoveryPlan]] = {host_id: [] for host_id in pending}
         pending = []
         for target, ref in refs.items():
             try:
@@ -71,9 +89,18 @@ def rebuild_tables(deployment: Deployment, dead: list[str], at_s: float, *, repl
                 pending.append(target)  # dead too: these tables move again with its own
                 continue
             for plan, host_id in zip(plans[target], origin[target], strict=True):
-                voided_from[host_id] += plan.hand_voided
+                if plan.hand_voided:
+                    voided_from[host_id].append(plan)
         for host_id, voided in voided_from.items():
-            moved = sum(1 for h, _ in tables if h == host_id)
-            recoveries.append(Recovery(host_id, at_s, moved, voided))
+            recoveries.append(Recovery(
+                host=host_id,
+                endpoint=endpoints[host_id],
+                at_s=at_s,
+                cause=cause,
+                tables=tuple(t for h, t in tables if h == host_id),
+                voided_tables=tuple(plan.last.table_id for plan in voided),
+                chips_refunded=sum(seat.stack for plan in voided for seat in plan.last.seats if not seat.sitting_out),
+            ))
+        cause = LOST
     deployment.write_targets()
     return recoveries

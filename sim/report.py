@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from sim.recovery import CHAOS
 from sim.reporting.html import (
     FAIL_BADGE,
     PASS_BADGE,
@@ -30,7 +31,7 @@ from sim.reporting.html import (
     table,
     verdict,
 )
-from sim.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats
+from sim.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats, SecondStats
 from sim.summary import ms
 
 __all__ = [
@@ -41,7 +42,9 @@ __all__ = [
     "write_report",
 ]
 
-HISTORY_COLUMNS: Final = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
+HISTORY_COLUMNS: Final = (
+    "second", "bots_online", "hands", "actions", "errors", "unexpected_errors", "p50_ms", "p99_ms",
+)
 """Columns of history.csv; ``bots_online`` only when the caller knows it."""
 
 def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
@@ -61,6 +64,7 @@ def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) 
             hands=window.hands,
             actions=window.actions,
             errors=window.errors_total,
+            unexpected_errors=sum(window.unexpected_errors.values()),
             p50_ms=ms(window.latency.percentile(50)),
             p99_ms=ms(window.latency.percentile(99)),
         )
@@ -122,8 +126,20 @@ class _Bin:
     hands: int
     actions: int
     errors: dict[str, int]
+    """By :func:`_error_label`: the unexpected ones by kind, the chaos's marked so."""
     latency: LatencyHistogram
     bots_online: float | None
+
+
+def _error_label(kind: str, chaos: bool) -> str:
+    """An error kind as the charts tell the chaos's apart: ``UNAVAILABLE (chaos)``."""
+    return f"{kind} (chaos)" if chaos else kind
+
+
+def _labelled_errors(window: SecondStats) -> dict[str, int]:
+    labelled = dict(window.unexpected_errors)
+    labelled.update((_error_label(kind, True), n) for kind, n in window.chaos_errors.items() if n)
+    return labelled
 
 
 def _chart_end(stats: RunStats, duration_s: float, bots_online: Mapping[int, int] | None) -> int:
@@ -151,7 +167,7 @@ def _bins(stats: RunStats, duration_s: float, bots_online: Mapping[int, int] | N
         covered = (duration_s if start < duration_s < stop else stop) - start
         online = [bots_online[s] for s in range(start, stop) if s in bots_online] if bots_online else []
         bins.append(_Bin(
-            start, covered, window.hands, window.actions, window.errors, window.latency,
+            start, covered, window.hands, window.actions, _labelled_errors(window), window.latency,
             sum(online) / len(online) if online else None,
         ))
     return bins
@@ -211,6 +227,21 @@ class _Plot:
     def y(self, value: float) -> float:
         return round(_TOP + self.height - value / self.y_ticks[-1] * self.height, 2)
 
+    def events(self, events: Sequence[tuple[float, str]]) -> None:
+        """Mark each (time, label) with a dashed vertical line, labelled along it: the chaos and
+        the outages of the run, over its data."""
+        bottom = _TOP + self.height
+        for at, label in events:
+            if not self.x0 <= at <= self.x1:
+                continue
+            x = self.x(at)
+            self.marks.append(
+                f'<g class="event"><title>{escape(label)} at {at:g} s</title>'
+                f'<line x1="{x}" x2="{x}" y1="{_TOP}" y2="{bottom}" stroke="{_GREY}" class="marker"/>'
+                f'<text x="{x - 3}" y="{_TOP + 4}" class="tick halo" fill="{_GREY}" text-anchor="end" '
+                f'transform="rotate(-90 {x - 3} {_TOP + 4})">{escape(label)}</text></g>'
+            )
+
     def svg(self, x_ticks: Sequence[tuple[float, str]], x_label: str) -> str:
         parts = [
             f'<svg viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" aria-label="{escape(self.title)}" '
@@ -254,8 +285,10 @@ def _time_ticks(end_s: float) -> tuple[list[tuple[float, str]], str]:
 def _line_chart(
     title: str, bins: Sequence[_Bin], end_s: float, y_label: str,
     lines: Sequence[tuple[str, str, Sequence[float | None]]],
+    events: Sequence[tuple[float, str]] = (),
 ) -> tuple[str, list[tuple[str, str]]]:
-    """Lines over elapsed time; a None value breaks its line (no data in that bin)."""
+    """Lines over elapsed time; a None value breaks its line (no data in that bin); ``events``
+    are marked across them (see :meth:`_Plot.events`)."""
     values = [v for _, _, ys in lines for v in ys if v is not None]
     plot = _Plot(title, (0.0, end_s), _ticks(max(values, default=0.0)), y_label)
     for _, colour, ys in lines:
@@ -271,14 +304,16 @@ def _line_chart(
                 plot.marks.append(f'<circle cx="{x}" cy="{y}" r="2.5" fill="{colour}"/>')
             elif run:
                 plot.marks.append(f'<polyline points="{" ".join(run)}" stroke="{colour}" class="line"/>')
+    plot.events(events)
     x_ticks, unit = _time_ticks(end_s)
     return plot.svg(x_ticks, f"elapsed ({unit})"), [(label, colour) for label, colour, _ in lines]
 
 
 def _errors_chart(
-    bins: Sequence[_Bin], end_s: float, kinds: Sequence[str]
+    bins: Sequence[_Bin], end_s: float, kinds: Sequence[str], events: Sequence[tuple[float, str]] = ()
 ) -> tuple[str, list[tuple[str, str]]]:
-    """Errors per second over time, stacked by kind (the five commonest, the rest as "other")."""
+    """Errors per second over time, stacked by kind as :func:`_error_label` names them (the five
+    commonest, the rest as "other"), ``events`` marked across them."""
     shown = list(kinds[:5])
     rest = set(kinds[5:])
     legend = [*shown, *(["other"] if rest else [])]
@@ -300,6 +335,7 @@ def _errors_chart(
                     f'fill="{colour}"/>'
                 )
                 base += value
+    plot.events(events)
     x_ticks, unit = _time_ticks(end_s)
     return plot.svg(x_ticks, f"elapsed ({unit})"), list(zip(legend, _KIND_COLOURS, strict=False))
 
@@ -367,11 +403,16 @@ def render_html(
     duration = float(summary.get("duration_s", 0.0))
     bins = _bins(stats, duration, bots_online)
     end = max(duration, max((b.start + b.covered_s for b in bins), default=0.0), 1.0)
+    events = _events(summary)
 
+    target = summary.get("target")
     meta = " · ".join(
         f"{summary.get(key, 0):,} {key if summary.get(key) != 1 else key[:-1]}"
         for key in ("bots", "fleets", "hosts")
+        if target is None or key != "hosts"
     ) + f" · {duration:,g} s"
+    if target is not None:
+        meta += f" · against {', '.join(target['servers'])}"
 
     cards = "".join([
         card("hands / s", summary.get("hands_per_s")),
@@ -380,6 +421,7 @@ def render_html(
         card("p99 round trip", latency.get("p99"), "ms", 2),
         card("p99 server time", summary.get("server_processing_ms", {}).get("p99"), "ms", 3),
         card("errors", summary.get("errors_total")),
+        card("unexpected errors", summary.get("unexpected_errors_total")),
         card("chips conserved", summary.get("chips_conserved")),
     ])
 
@@ -404,16 +446,16 @@ def render_html(
         seconds = [b.covered_s for b in bins]
         charts.append(figure("Actions per second", *_line_chart(
             "Actions per second", bins, end, "actions / s",
-            [("actions/s", _BLUE, [b.actions / s for b, s in zip(bins, seconds, strict=True)])],
+            [("actions/s", _BLUE, [b.actions / s for b, s in zip(bins, seconds, strict=True)])], events,
         )))
         charts.append(figure("Hands per second", *_line_chart(
             "Hands per second", bins, end, "hands / s",
-            [("hands/s", _GREEN, [b.hands / s for b, s in zip(bins, seconds, strict=True)])],
+            [("hands/s", _GREEN, [b.hands / s for b, s in zip(bins, seconds, strict=True)])], events,
         )))
         charts.append(figure("Latency over time", *_line_chart(
             "Action latency over time", bins, end, "latency (ms)",
             [(name, colour, [ms(b.latency.percentile(q)) for b in bins])
-             for name, q, colour in (("p50", 50.0, _GREEN), ("p99", 99.0, _ORANGE))],
+             for name, q, colour in (("p50", 50.0, _GREEN), ("p99", 99.0, _ORANGE))], events,
         )))
     else:
         charts.append(empty("Throughput", "No data was recorded."))
@@ -424,12 +466,15 @@ def render_html(
         charts.append(empty("Latency distribution", "No action was answered."))
     errors: Mapping[str, int] = summary.get("errors", {})
     if errors and bins:
-        charts.append(figure("Errors over time", *_errors_chart(bins, end, list(errors))))
+        kinds = [*summary.get("unexpected_errors", {}),
+                 *(_error_label(kind, True) for kind in summary.get("chaos_errors", {}))]
+        charts.append(figure("Errors over time", *_errors_chart(bins, end, kinds, events)))
     else:
         charts.append(empty("Errors over time", "No errors during the run."))
     if bots_online and bins:
         charts.append(figure("Bots online", *_line_chart(
             "Bots online", bins, end, "bots", [("bots online", _PURPLE, [b.bots_online for b in bins])],
+            events,
         )))
 
     overview_rows = [
@@ -439,6 +484,8 @@ def render_html(
         ["hands per second", fmt(summary.get("hands_per_s"))],
         ["actions per second", fmt(summary.get("actions_per_s"))],
         ["errors", fmt(summary.get("errors_total"))],
+        ["of them caused by the chaos", fmt(summary.get("chaos_errors_total"))],
+        ["unexpected errors", fmt(summary.get("unexpected_errors_total"))],
         ["protocol violations", fmt(summary.get("protocol_violations"))],
         ["action-clock timeouts", fmt(summary.get("timeouts"))],
         ["side pots", fmt(summary.get("side_pots"))],
@@ -456,11 +503,22 @@ def render_html(
     latency_rows += [
         [f"server time {name}", fmt(processing.get(name), "ms")] for name in ("p50", "p99") if name in processing
     ]
+    by_game = summary.get("by_game", {})
+    game_rows = (
+        [escape(name), fmt(g["hands"]), fmt(g["actions"]), fmt(g["latency_ms"]["p50"], "ms"),
+         fmt(g["latency_ms"]["p99"], "ms"), fmt(g["timeouts"]), fmt(g["side_pots"]), fmt(g["raise_caps"]),
+         fmt(g["hands_voided"])]
+        for name, g in by_game.items()
+    )
     tables = [
         table(["run", ""], overview_rows),
         table(["action round trip", ""], latency_rows),
-        table(["error kind", "count"], ([escape(k), fmt(n)] for k, n in errors.items()))
+        table(["game", "hands", "actions", "p50", "p99", "timeouts", "side pots", "raise caps", "voided"], game_rows)
+        if by_game else "",
+        table(["error kind", "count", "by the chaos"],
+              ([escape(k), fmt(n), fmt(summary.get("chaos_errors", {}).get(k, 0))] for k, n in errors.items()))
         if errors else table(["error kind", "count"], [["none", "0"]]),
+        _servers_table(summary.get("table_servers", ())),
         table(["timeout outcome (CLOCK-2)", "count"],
                ([escape(k), fmt(n)] for k, n in summary.get("timeouts_by_outcome", {}).items())),
         table(["actions by bot", "count"],
@@ -486,5 +544,62 @@ machine-readable summary: summary.json."""
         f'<section class="cards">{cards}</section>',
         f"<h2>Thresholds</h2>{threshold_html}",
         f'<h2>Over time</h2><section class="charts">{"".join(charts)}</section>',
+        _faults_section(summary),
         f'<h2>Details</h2><section class="tables">{"".join(tables)}</section>',
     ], footer)
+
+
+def _events(summary: Mapping[str, Any]) -> list[tuple[float, str]]:
+    """The run's faults as (time, label) markers for the charts: each chaos event, and each loss
+    nobody planned (a loss the chaos caused is marked once, by its event)."""
+    marks = [(e["at_s"], f"{e['action']} {e['victim']}") for e in summary.get("chaos_events", ())]
+    marks += [(r["at_s"], f"{r['host']} lost") for r in summary.get("recoveries", ()) if r["cause"] != CHAOS]
+    marks += [(f["at_s"], f"{f['fleet']} lost") for f in summary.get("fleet_recoveries", ()) if f["cause"] != CHAOS]
+    marks += [(s["at_s"], f"{s['server']} lost") for s in summary.get("servers_lost", ())]
+    return sorted(marks)
+
+
+def _faults_section(summary: Mapping[str, Any]) -> str:
+    """The chaos and the outages of the run, each with what it cost and how long until the bots
+    were back; empty for a run without any."""
+    recoveries, fleets = summary.get("recoveries", ()), summary.get("fleet_recoveries", ())
+    lost = summary.get("servers_lost", ())
+    if not (recoveries or fleets or lost):
+        return ""
+    parts = []
+    if recoveries or fleets:
+        rows = [
+            (r["at_s"], [fmt(r["at_s"], "s"), f"{escape(r['host'])} ({escape(r['server'])}): tables rebuilt elsewhere",
+                         escape(r["cause"]), fmt(r["tables"]), fmt(r["voided"]), fmt(r["chips_refunded"]),
+                         f"{r['bots_back']:,} of {r['bots']:,}", fmt(r["back_s"], "s")])
+            for r in recoveries
+        ] + [
+            (f["at_s"], [fmt(f["at_s"], "s"), f"{escape(f['fleet'])}: seats handed to a new fleet",
+                         escape(f["cause"]), "–", "–", "–", f"{f['seats']:,}", fmt(f["back_s"], "s")])
+            for f in fleets
+        ]
+        parts.append(table(["at", "recovery", "cause", "tables", "hands voided", "chips refunded", "bots back",
+                            "back after"], (row for _, row in sorted(rows, key=lambda pair: pair[0])), numeric_from=3))
+    if lost:
+        parts.append(table(
+            ["at", "server lost", "tables", "chips last seen", "bots' seats"],
+            ([fmt(s["at_s"], "s"), escape(s["server"]), fmt(len(s["tables"])), fmt(s["chips_last_seen"]),
+              escape(", ".join(s["seats"]) or "none")] for s in lost),
+            numeric_from=2,
+        ))
+    return f"<h2>Faults and recoveries</h2>{''.join(parts)}"
+
+
+def _servers_table(servers: Sequence[Mapping[str, Any]]) -> str:
+    """Where the tables lived: each table server measured (with its chips, for given servers)."""
+    if not servers:
+        return ""
+    given = "chips_start" in servers[0]
+    headers = ["table server", "tables", "lost at", "chips start", "chips end", "conserved"] if given else [
+        "table server", "host", "lost at"]
+    rows = (
+        [escape(s["server"]), fmt(s["tables"]), fmt(s["lost_at_s"], "s"), fmt(s["chips_start"]), fmt(s["chips_end"]),
+         fmt(s["chips_conserved"])] if given else [escape(s["server"]), escape(s["host"]), fmt(s["lost_at_s"], "s")]
+        for s in servers
+    )
+    return table(headers, rows, numeric_from=1 if given else 2)

@@ -162,7 +162,8 @@ STAGE_KEYS: Final = ("duration_s", "bots")
 DISTRIBUTION_KEYS: Final = ("dist", "value", "mean", "min", "max")
 
 
-def _mapping(value: Any, path: str, allowed: Iterable[str]) -> dict[str, Any]:
+def checked_mapping(value: Any, path: str, allowed: Iterable[str]) -> dict[str, Any]:
+    """A YAML mapping whose keys are all ``allowed`` (None: empty); ScenarioError naming ``path``."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -173,10 +174,11 @@ def _mapping(value: Any, path: str, allowed: Iterable[str]) -> dict[str, Any]:
     return value
 
 
-def _distribution(value: Any, path: str) -> Distribution:
+def distribution(value: Any, path: str) -> Distribution:
+    """A number (a fixed time) or a mapping of :data:`DISTRIBUTION_KEYS`; ScenarioError naming ``path``."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return Distribution("fixed", NON_NEGATIVE.check(value, path))
-    spec = _mapping(value, path, DISTRIBUTION_KEYS)
+    spec = checked_mapping(value, path, DISTRIBUTION_KEYS)
     kind = spec.get("dist", "fixed")
     if kind == "fixed":
         return Distribution("fixed", NON_NEGATIVE.check(spec.get("value", 0.0), f"{path}.value"))
@@ -197,7 +199,7 @@ def _inner(path: str, key: str) -> str:
 
 
 def _game(value: Any, path: str) -> GameSpec:
-    spec = _mapping(value, path, GAME_KEYS)
+    spec = checked_mapping(value, path, GAME_KEYS)
     game = spec.get("game", "7stud")
     if game not in VARIANTS:
         raise ScenarioError(f"{_inner(path, 'game')}: unknown game {game!r} (known: {', '.join(VARIANTS)})")
@@ -254,7 +256,7 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
     def where(key: str) -> str:
         return origin.get(key, f"{source}.{key}")
 
-    spec = _mapping(data, source, SCENARIO_KEYS)
+    spec = checked_mapping(data, source, SCENARIO_KEYS)
     s = Scenario()
     games = spec.get("games")
     if games is not None:
@@ -264,7 +266,7 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
         s = replace(s, games=tuple(_game(g, path) for g, path in zip(games, paths, strict=True)))
         if not any(g.weight > 0 for g in s.games):
             raise ScenarioError(f"{where('games')}: at least one game needs a positive weight")
-    mix = _mapping(spec.get("bot_mix"), where("bot_mix"), BOT_KINDS)
+    mix = checked_mapping(spec.get("bot_mix"), where("bot_mix"), BOT_KINDS)
     if mix:
         weights = {k: NON_NEGATIVE.check(v, f"{where('bot_mix')}.{k}") for k, v in mix.items()}
         if not any(weights.values()):
@@ -276,7 +278,7 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
     parsed_stages = []
     for i, stage in enumerate(stages):
         path = f"{where('stages')}[{i}]"
-        st = _mapping(stage, path, STAGE_KEYS)
+        st = checked_mapping(stage, path, STAGE_KEYS)
         parsed_stages.append(Stage(
             NON_NEGATIVE.check(st.get("duration_s", 0), f"{path}.duration_s"),
             WHOLE.check(st.get("bots", 0), f"{path}.bots"),
@@ -299,10 +301,10 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
         duration_s=DURATION_S.check(spec.get("duration_s", s.duration_s), where("duration_s")),
         clock_seconds=CLOCK_SECONDS.check(spec.get("clock_seconds", s.clock_seconds), where("clock_seconds")),
         bots=WHOLE.check(spec.get("bots", s.bots), where("bots")),
-        think=_distribution(spec["think_s"], where("think_s")) if "think_s" in spec else s.think,
+        think=distribution(spec["think_s"], where("think_s")) if "think_s" in spec else s.think,
         stages=tuple(parsed_stages),
         arrival_rate=NON_NEGATIVE.check(spec.get("arrival_rate", 0.0), where("arrival_rate")),
-        session=_distribution(spec["session_s"], where("session_s")) if "session_s" in spec else s.session,
+        session=distribution(spec["session_s"], where("session_s")) if "session_s" in spec else s.session,
         hosts=COUNT.check(spec.get("hosts", s.hosts), where("hosts")),
         fleets=COUNT.check(spec.get("fleets", s.fleets), where("fleets")),
         thresholds=tuple(thresholds),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 __all__ = [
@@ -29,6 +29,8 @@ __all__ = [
     "SUB_BUCKETS",
     "TIMEOUT_OUTCOMES",
     "TOP_S",
+    "UNKNOWN_GAME",
+    "GameStats",
     "LatencyHistogram",
     "RunStats",
     "SecondStats",
@@ -290,14 +292,17 @@ def _add_counts(into: dict[str, int], other: Mapping[str, int]) -> None:
 class SecondStats:
     """What happened in one second of the run: finished hands, errors by kind, action latencies.
 
-    The number of actions is ``latency.count``: every action has exactly one latency.
+    The number of actions is ``latency.count``: every action has exactly one latency. ``errors``
+    counts every error; ``chaos_errors`` those of them the run's chaos caused (see
+    :mod:`sim.bots.client.attribution`), so the unexpected ones are the difference.
     """
 
-    __slots__ = ("errors", "hands", "latency")
+    __slots__ = ("chaos_errors", "errors", "hands", "latency")
 
     def __init__(self) -> None:
         self.hands = 0
         self.errors: dict[str, int] = {}
+        self.chaos_errors: dict[str, int] = {}
         self.latency = LatencyHistogram()
 
     @property
@@ -310,10 +315,17 @@ class SecondStats:
         """Errors of all kinds in this second."""
         return sum(self.errors.values())
 
+    @property
+    def unexpected_errors(self) -> dict[str, int]:
+        """The errors of this second that the run's chaos did not cause, by kind."""
+        chaos = self.chaos_errors
+        return {kind: n - chaos.get(kind, 0) for kind, n in self.errors.items() if n > chaos.get(kind, 0)}
+
     def merge(self, other: SecondStats) -> None:
         """Add ``other`` (the same second seen by another fleet, or a later part of it)."""
         self.hands += other.hands
         _add_counts(self.errors, other.errors)
+        _add_counts(self.chaos_errors, other.chaos_errors)
         self.latency.merge(other.latency)
 
     def to_dict(self) -> dict[str, Any]:
@@ -323,29 +335,117 @@ class SecondStats:
             data["hands"] = self.hands
         if self.errors:
             data["errors"] = dict(self.errors)
+        if self.chaos_errors:
+            data["chaos_errors"] = dict(self.chaos_errors)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SecondStats:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; raises ValueError when chaos errors are not among the errors."""
         second = cls()
         second.hands = int(data.get("hands", 0))
         second.errors = {str(k): int(v) for k, v in data.get("errors", {}).items()}
+        second.chaos_errors = {str(k): int(v) for k, v in data.get("chaos_errors", {}).items()}
+        if any(n > second.errors.get(kind, 0) for kind, n in second.chaos_errors.items()):
+            raise ValueError("chaos errors must be among the errors of their second")
         second.latency = LatencyHistogram.from_dict(data["latency"])
         return second
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SecondStats):
             return NotImplemented
-        return (self.hands, self.errors, self.latency) == (other.hands, other.errors, other.latency)
+        mine = (self.hands, self.errors, self.chaos_errors, self.latency)
+        return mine == (other.hands, other.errors, other.chaos_errors, other.latency)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-_RUN_FIELDS: Final = (
-    "series", "timeouts_by_outcome", "side_pots", "raise_caps", "hands_voided", "actions_by_bot",
-    "actions_by_kind",
-)
+class GameStats:
+    """One game's part of a run: hands finished and voided, actions with their round trips, CLOCK-2
+    timeouts by outcome, side pots and raise caps.
+
+    The bots know their table's game, so each of these is counted in exactly one game, and this is
+    the only place :class:`RunStats` keeps them: summed over the games they are the run's totals,
+    which therefore cannot disagree with the per-game breakdown. Merges are exact, as everywhere here.
+    """
+
+    __slots__ = ("hands", "hands_voided", "latency", "raise_caps", "side_pots", "timeouts_by_outcome")
+
+    def __init__(self) -> None:
+        self.hands = 0
+        """Hands played to the end."""
+        self.hands_voided = 0
+        """Hands voided with a refund instead of finishing (a lost host, a drain)."""
+        self.latency = LatencyHistogram()
+        """The round trip of every answered action (their number is :attr:`actions`)."""
+        self.side_pots = 0
+        """Side pots formed (BET-7)."""
+        self.raise_caps = 0
+        """Betting rounds that reached the raise cap (BET-2)."""
+        self.timeouts_by_outcome: dict[str, int] = dict.fromkeys(TIMEOUT_OUTCOMES, 0)
+
+    @property
+    def actions(self) -> int:
+        """Actions answered."""
+        return self.latency.count
+
+    @property
+    def timeouts(self) -> int:
+        """Action-clock timeouts, all outcomes."""
+        return sum(self.timeouts_by_outcome.values())
+
+    def merge(self, other: GameStats) -> None:
+        """Add ``other`` (the same game seen by another fleet, or later)."""
+        self.hands += other.hands
+        self.hands_voided += other.hands_voided
+        self.latency.merge(other.latency)
+        self.side_pots += other.side_pots
+        self.raise_caps += other.raise_caps
+        _add_counts(self.timeouts_by_outcome, other.timeouts_by_outcome)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form; zero counters are left out."""
+        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        counters = {
+            "hands": self.hands,
+            "hands_voided": self.hands_voided,
+            "side_pots": self.side_pots,
+            "raise_caps": self.raise_caps,
+        }
+        data.update((name, n) for name, n in counters.items() if n)
+        timeouts = {outcome: n for outcome, n in self.timeouts_by_outcome.items() if n}
+        if timeouts:
+            data["timeouts_by_outcome"] = timeouts
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameStats:
+        """Inverse of :meth:`to_dict`; raises ValueError on malformed input."""
+        game = cls()
+        game.latency = LatencyHistogram.from_dict(data["latency"])
+        game.hands = int(data.get("hands", 0))
+        game.hands_voided = int(data.get("hands_voided", 0))
+        game.side_pots = int(data.get("side_pots", 0))
+        game.raise_caps = int(data.get("raise_caps", 0))
+        for outcome, n in data.get("timeouts_by_outcome", {}).items():
+            if outcome not in game.timeouts_by_outcome:
+                raise ValueError(f"unknown timeout outcome {outcome!r}")
+            game.timeouts_by_outcome[outcome] = int(n)
+        return game
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameStats):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+
+UNKNOWN_GAME: Final = ""
+"""The game of a count whose caller does not say which (a test of other counters): a load run's
+bots always know their table's game, so a run's breakdown never shows it."""
+
+_RUN_FIELDS: Final = ("series", "games", "actions_by_bot", "actions_by_kind")
 """The fields of RunStats that hold counts (all but the cache of the current second)."""
 
 
@@ -354,38 +454,27 @@ class RunStats:
 
     Times (``now``) are seconds since the run started on a clock all fleets share (the driver sends
     the start; e.g. ``time.time() - start``); they key a per-second series, which is the only record
-    of hands, actions, errors and latency: the run totals are sums over it, so the totals and
-    history.csv cannot disagree. Counters without a time (timeouts, side pots, raise caps, voided
-    hands, actions by bot and by action kind) are totals only.
+    of hands, actions, errors and latency over time: the run totals are sums over it, so the totals
+    and history.csv cannot disagree. Each hand, action, timeout and voided hand is also counted in
+    its table's game (:class:`GameStats`, in ``games``), which alone holds the counters without a
+    time (timeouts, side pots, raise caps, voided hands): their totals are sums over the games.
+    Actions by bot and by action kind are totals only.
 
-    A fleet calls :meth:`action` for every action in its hot loop; it costs a bucket computation and
-    a handful of dict and attribute updates (about 1 µs). To ship, a fleet sends ``take().to_dict()``
-    every second or so, which stays small however long the run is, and the driver merges each
-    :meth:`from_dict` into its own RunStats.
+    A fleet calls :meth:`action` for every action in its hot loop; it costs two bucket computations
+    (the second's histogram and the game's) and a handful of dict and attribute updates: 1.6 to 1.8
+    times the counting without the per-game breakdown, a few µs against the few hundred µs of CPU a
+    fleet spends per action (``benchmarks/run_stats.py``, ``benchmarks/fleet_cost.py``). To ship, a
+    fleet sends ``take().to_dict()`` every second or so, which stays small however long the run is,
+    and the driver merges each :meth:`from_dict` into its own RunStats.
     """
 
-    __slots__ = (
-        "_current",
-        "_current_second",
-        "actions_by_bot",
-        "actions_by_kind",
-        "hands_voided",
-        "raise_caps",
-        "series",
-        "side_pots",
-        "timeouts_by_outcome",
-    )
+    __slots__ = ("_current", "_current_second", "actions_by_bot", "actions_by_kind", "games", "series")
 
     def __init__(self) -> None:
         self.series: dict[int, SecondStats] = {}
         """Whole seconds since the run started -> what happened in that second."""
-        self.timeouts_by_outcome: dict[str, int] = dict.fromkeys(TIMEOUT_OUTCOMES, 0)
-        self.side_pots = 0
-        """Side pots formed (BET-6), over all finished hands."""
-        self.raise_caps = 0
-        """Betting rounds in which the raise cap was reached."""
-        self.hands_voided = 0
-        """Hands the table voided (misdeal, server abort) instead of finishing."""
+        self.games: dict[str, GameStats] = {}
+        """Game code ("7stud") -> what its tables did over the run."""
         self.actions_by_bot: dict[str, int] = {}
         self.actions_by_kind: dict[str, int] = {}
         self._current_second = -1
@@ -402,34 +491,48 @@ class RunStats:
             self._current_second = second
         return self._current
 
-    def action(self, latency_s: float, kind: str, bot_kind: str, now: float) -> None:
-        """Count one answered action: its latency, its kind (e.g. "raise") and the bot's kind."""
+    def game(self, game: str) -> GameStats:
+        """The counters of ``game`` (made on first use)."""
+        stats = self.games.get(game)
+        if stats is None:
+            stats = self.games[game] = GameStats()
+        return stats
+
+    def action(self, latency_s: float, kind: str, bot_kind: str, now: float, game: str = UNKNOWN_GAME) -> None:
+        """Count one answered action: its latency, its kind (e.g. "raise"), the bot's kind and the game."""
         self._second(now).latency.record(latency_s)
+        self.game(game).latency.record(latency_s)
         by_kind = self.actions_by_kind
         by_kind[kind] = by_kind.get(kind, 0) + 1
         by_bot = self.actions_by_bot
         by_bot[bot_kind] = by_bot.get(bot_kind, 0) + 1
 
-    def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0) -> None:
+    def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0, game: str = UNKNOWN_GAME) -> None:
         """Count one finished hand with the side pots it formed and the rounds that hit the raise cap."""
         self._second(now).hands += 1
-        self.side_pots += side_pots
-        self.raise_caps += raise_caps
+        counts = self.game(game)
+        counts.hands += 1
+        counts.side_pots += side_pots
+        counts.raise_caps += raise_caps
 
-    def hand_voided(self) -> None:
+    def hand_voided(self, game: str = UNKNOWN_GAME) -> None:
         """Count one hand the table voided; it is not among the finished hands."""
-        self.hands_voided += 1
+        self.game(game).hands_voided += 1
 
-    def error(self, kind: str, now: float) -> None:
-        """Count one error: a gRPC status name ("UNAVAILABLE") or PROTOCOL_VIOLATION, say."""
-        errors = self._second(now).errors
+    def error(self, kind: str, now: float, *, chaos: bool = False) -> None:
+        """Count one error: a gRPC status name ("UNAVAILABLE") or PROTOCOL_VIOLATION, say; ``chaos``:
+        the run's chaos caused it (it is counted among the errors all the same)."""
+        second = self._second(now)
+        errors = second.errors
         errors[kind] = errors.get(kind, 0) + 1
+        if chaos:
+            second.chaos_errors[kind] = second.chaos_errors.get(kind, 0) + 1
 
-    def timeout(self, outcome: str) -> None:
+    def timeout(self, outcome: str, game: str = UNKNOWN_GAME) -> None:
         """Count one action-clock timeout by what CLOCK-2 did (one of TIMEOUT_OUTCOMES)."""
-        if outcome not in self.timeouts_by_outcome:
+        if outcome not in TIMEOUT_OUTCOMES:
             raise ValueError(f"unknown timeout outcome {outcome!r}; known: {', '.join(TIMEOUT_OUTCOMES)}")
-        self.timeouts_by_outcome[outcome] += 1
+        self.game(game).timeouts_by_outcome[outcome] += 1
 
     @property
     def hands(self) -> int:
@@ -441,13 +544,26 @@ class RunStats:
         """Answered actions over the run."""
         return sum(second.latency.count for second in self.series.values())
 
+    def _errors_over_run(self, part: Callable[[SecondStats], Mapping[str, int]]) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for second in self.series.values():
+            _add_counts(total, part(second))
+        return total
+
     @property
     def errors(self) -> dict[str, int]:
         """Errors over the run by kind."""
-        total: dict[str, int] = {}
-        for second in self.series.values():
-            _add_counts(total, second.errors)
-        return total
+        return self._errors_over_run(lambda second: second.errors)
+
+    @property
+    def chaos_errors(self) -> dict[str, int]:
+        """Errors over the run that its chaos caused, by kind (a part of :attr:`errors`)."""
+        return self._errors_over_run(lambda second: second.chaos_errors)
+
+    @property
+    def unexpected_errors(self) -> dict[str, int]:
+        """Errors over the run that its chaos did not cause, by kind."""
+        return self._errors_over_run(lambda second: second.unexpected_errors)
 
     @property
     def protocol_violations(self) -> int:
@@ -455,9 +571,32 @@ class RunStats:
         return sum(second.errors.get(PROTOCOL_VIOLATION, 0) for second in self.series.values())
 
     @property
+    def timeouts_by_outcome(self) -> dict[str, int]:
+        """Action-clock timeouts over the run by what CLOCK-2 did, every outcome listed."""
+        total = dict.fromkeys(TIMEOUT_OUTCOMES, 0)
+        for game in self.games.values():
+            _add_counts(total, game.timeouts_by_outcome)
+        return total
+
+    @property
     def timeouts(self) -> int:
         """Action-clock timeouts over the run, all outcomes."""
-        return sum(self.timeouts_by_outcome.values())
+        return sum(game.timeouts for game in self.games.values())
+
+    @property
+    def side_pots(self) -> int:
+        """Side pots formed (BET-7), over all finished hands."""
+        return sum(game.side_pots for game in self.games.values())
+
+    @property
+    def raise_caps(self) -> int:
+        """Betting rounds in which the raise cap was reached (BET-2)."""
+        return sum(game.raise_caps for game in self.games.values())
+
+    @property
+    def hands_voided(self) -> int:
+        """Hands the tables voided (a lost host, a drain) instead of finishing."""
+        return sum(game.hands_voided for game in self.games.values())
 
     def latency(self) -> LatencyHistogram:
         """Latencies of all actions of the run (a new histogram merged from the series)."""
@@ -486,12 +625,24 @@ class RunStats:
             if mine is None:
                 mine = self.series[s] = SecondStats()
             mine.merge(second)
-        _add_counts(self.timeouts_by_outcome, other.timeouts_by_outcome)
-        self.side_pots += other.side_pots
-        self.raise_caps += other.raise_caps
-        self.hands_voided += other.hands_voided
+        for name, game in other.games.items():
+            self.game(name).merge(game)
         _add_counts(self.actions_by_bot, other.actions_by_bot)
         _add_counts(self.actions_by_kind, other.actions_by_kind)
+
+    def merge_faults(self, other: RunStats) -> None:
+        """Add only ``other``'s errors (in their seconds, chaos's and unexpected) and voided hands
+        (by game): the wind-down's faults count with the load's, its hands and actions do not."""
+        for s, second in other.series.items():
+            if second.errors:
+                mine = self.series.get(s)
+                if mine is None:
+                    mine = self.series[s] = SecondStats()
+                _add_counts(mine.errors, second.errors)
+                _add_counts(mine.chaos_errors, second.chaos_errors)
+        for name, game in other.games.items():
+            if game.hands_voided:
+                self.game(name).hands_voided += game.hands_voided
 
     def take(self) -> RunStats:
         """Everything counted since the previous take, as a new RunStats; this one starts afresh.
@@ -507,22 +658,13 @@ class RunStats:
         return taken
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form: the series as [second, {...}] pairs in time order, zero totals left out."""
+        """JSON-safe form: the series as [second, {...}] pairs in time order, empty parts left out."""
         data: dict[str, Any] = {
             "series": [[s, self.series[s].to_dict()] for s in sorted(self.series)],
         }
-        counters = {
-            "side_pots": self.side_pots,
-            "raise_caps": self.raise_caps,
-            "hands_voided": self.hands_voided,
-        }
-        data.update((name, n) for name, n in counters.items() if n)
-        timeouts = {outcome: n for outcome, n in self.timeouts_by_outcome.items() if n}
-        for name, mapping in (
-            ("timeouts_by_outcome", timeouts),
-            ("actions_by_bot", self.actions_by_bot),
-            ("actions_by_kind", self.actions_by_kind),
-        ):
+        if self.games:
+            data["games"] = {name: game.to_dict() for name, game in sorted(self.games.items())}
+        for name, mapping in (("actions_by_bot", self.actions_by_bot), ("actions_by_kind", self.actions_by_kind)):
             if mapping:
                 data[name] = dict(mapping)
         return data
@@ -535,13 +677,7 @@ class RunStats:
             if not isinstance(s, int) or s < 0 or s in stats.series:
                 raise ValueError(f"bad or repeated second {s!r} in the series")
             stats.series[s] = SecondStats.from_dict(second)
-        stats.side_pots = int(data.get("side_pots", 0))
-        stats.raise_caps = int(data.get("raise_caps", 0))
-        stats.hands_voided = int(data.get("hands_voided", 0))
-        for outcome, n in data.get("timeouts_by_outcome", {}).items():
-            if outcome not in stats.timeouts_by_outcome:
-                raise ValueError(f"unknown timeout outcome {outcome!r}")
-            stats.timeouts_by_outcome[outcome] = int(n)
+        stats.games = {str(name): GameStats.from_dict(game) for name, game in data.get("games", {}).items()}
         stats.actions_by_bot = {str(k): int(v) for k, v in data.get("actions_by_bot", {}).items()}
         stats.actions_by_kind = {str(k): int(v) for k, v in data.get("actions_by_kind", {}).items()}
         return stats

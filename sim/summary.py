@@ -12,10 +12,14 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   out), the part of the round trip spent inside the table service, from the hosts' Prometheus
   histogram ``tablestorm_action_processing_seconds`` (``p50``, ``p99``, ``count``; bucket
   interpolation as PromQL's ``histogram_quantile`` does it);
-- ``errors`` by kind, ``errors_total``, ``protocol_violations``; ``timeouts``,
+- ``errors`` by kind, ``errors_total``; of them ``chaos_errors`` (by kind; ``chaos_errors_total``),
+  those the run's chaos caused, and ``unexpected_errors`` (``unexpected_errors_total``), the rest
+  (:mod:`sim.bots.client.attribution`); ``protocol_violations``; ``timeouts``,
   ``timeouts_by_outcome`` (CLOCK-2), ``side_pots`` (BET-7), ``raise_caps`` (BET-2),
   ``hands_voided``; ``chips_start``, ``chips_end``, ``chips_conserved``; ``actions_by_kind``,
-  ``actions_by_bot``;
+  ``actions_by_bot``; ``by_game``: each game's ``hands``, ``actions``, ``latency_ms`` (``p50``,
+  ``p99``), ``timeouts``, ``side_pots``, ``raise_caps``, ``hands_voided``, counted by the same bots
+  at the same moments as the totals, so each sums over the games to its total (:class:`GameStats`);
 - the run's facts (:class:`LoadRunFacts`): ``run`` (tablestorm version, command line, start time,
   machine: :func:`sim.reporting.meta.run_metadata`), ``scenario`` and ``scenario_resolved`` (every
   setting as it ran), ``stages_run``, ``warnings``, ``interrupted`` (the signal that stopped the
@@ -24,7 +28,9 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   (``seconds``, ``hands``, ``actions``, ``errors``, ``chips_left_at_tables``,
   ``seats_stood_up_by_hosts``, ``chips_paid_by_hosts``, ``budget_s``, ``within_budget``,
   ``fleets_late``; None when aborted),
-  ``recoveries``, ``chips_bought_by_bots``, ``nodes``, ``hands_by_game``, ``placements``,
+  ``chaos_events``, ``recoveries``, ``fleet_recoveries``, ``servers_lost`` (:mod:`sim.timeline`),
+  ``table_servers`` and ``target`` (where the tables lived: :mod:`sim.table_sites`),
+  ``chips_bought_by_bots``, ``nodes``, ``placements``,
   ``registry_node``, ``protocol_violation_samples``, ``prometheus_url`` (None without
   ``--prometheus``), ``saturation`` (the first window past which more load bought no more
   throughput, only latency: :mod:`sim.saturation`; None if none);
@@ -37,7 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sim.stats import LatencyHistogram, RunStats
+from sim.stats import GameStats, LatencyHistogram, RunStats
 from sim.thresholds import Threshold, all_ok, evaluate
 
 _PERCENTILES: Final = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
@@ -52,6 +58,19 @@ def latency_ms(hist: LatencyHistogram) -> dict[str, float | None]:
     latency = {name: ms(hist.percentile(q)) for name, q in _PERCENTILES}
     latency.update(min=ms(hist.min), max=ms(hist.max), mean=ms(hist.mean))
     return latency
+
+
+def game_summary(game: GameStats) -> dict[str, Any]:
+    """One game's entry of ``by_game``: what its tables did, counted as the run's totals are."""
+    return {
+        "hands": game.hands,
+        "actions": game.actions,
+        "latency_ms": {"p50": ms(game.latency.percentile(50.0)), "p99": ms(game.latency.percentile(99.0))},
+        "timeouts": game.timeouts,
+        "side_pots": game.side_pots,
+        "raise_caps": game.raise_caps,
+        "hands_voided": game.hands_voided,
+    }
 
 
 def build_summary(
@@ -76,7 +95,10 @@ def build_summary(
     count is unknown, so a ``chips_conserved==true`` threshold then fails rather than passes.
     """
     hands, actions = stats.hands, stats.actions
-    errors = dict(sorted(stats.errors.items(), key=lambda item: (-item[1], item[0])))
+    errors, chaos, unexpected = (
+        dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+        for counts in (stats.errors, stats.chaos_errors, stats.unexpected_errors)
+    )
     summary: dict[str, Any] = {
         "bots": bots,
         "hosts": hosts,
@@ -89,6 +111,10 @@ def build_summary(
         "latency_ms": latency_ms(stats.latency()),
         "errors": errors,
         "errors_total": sum(errors.values()),
+        "chaos_errors": chaos,
+        "chaos_errors_total": sum(chaos.values()),
+        "unexpected_errors": unexpected,
+        "unexpected_errors_total": sum(unexpected.values()),
         "protocol_violations": stats.protocol_violations,
         "timeouts": stats.timeouts,
         "timeouts_by_outcome": dict(stats.timeouts_by_outcome),
@@ -100,6 +126,7 @@ def build_summary(
         "chips_conserved": None if chips_start is None or chips_end is None else chips_start == chips_end,
         "actions_by_kind": dict(sorted(stats.actions_by_kind.items())),
         "actions_by_bot": dict(sorted(stats.actions_by_bot.items())),
+        "by_game": {name: game_summary(game) for name, game in sorted(stats.games.items())},
     }
     summary.update(run or {})
     results = evaluate(thresholds, summary)
@@ -148,8 +175,9 @@ class WindDown:
     actions: int
     errors: Mapping[str, int]
     """By kind; already counted in the run's ``errors``."""
-    chips_left_at_tables: int
-    """Chips still on the tables at the very end: 0 unless a host died in the wind-down."""
+    chips_left_at_tables: int | None
+    """Chips still on the tables at the very end: 0 unless a host died in the wind-down (None: a
+    given server's table could not be read with its hands over)."""
     seats_stood_up_by_hosts: int = 0
     """Players the servers stood up because their bots had not by the end of the budget."""
     chips_paid_by_hosts: int = 0
@@ -173,14 +201,20 @@ class LoadRunFacts:
     hands_voided_by_faults: int
     hands_voided_at_end: int
     wind_down: WindDown | None
-    recoveries: tuple[dict[str, Any], ...]
+    recoveries: tuple[Mapping[str, Any], ...]
     chips_bought_by_bots: int
     nodes: int
-    hands_by_game: Mapping[str, int]
     placements: Mapping[str, str]
-    registry_node: str
+    registry_node: str | None
     protocol_violation_samples: tuple[str, ...]
     prometheus_url: str | None
+    chaos_events: tuple[Mapping[str, Any], ...] = ()
+    fleet_recoveries: tuple[Mapping[str, Any], ...] = ()
+    servers_lost: tuple[Mapping[str, Any], ...] = ()
+    """The faults of the run as :class:`~sim.timeline.Timeline` gives them (``recoveries`` too)."""
+    table_servers: tuple[Mapping[str, Any], ...] = ()
+    target: Mapping[str, Any] | None = None
+    """Where the tables lived (:class:`~sim.table_sites.SiteFacts`)."""
     processing: Sequence[tuple[float, float]] = ()
     """The hosts' merged processing-time histogram (see :func:`histogram_quantile`)."""
     saturation: Mapping[str, Any] | None = None
@@ -211,10 +245,14 @@ class LoadRunFacts:
                 "within_budget": wind_down.seconds <= wind_down.budget_s + WIND_DOWN_GRACE_S,
                 "fleets_late": wind_down.fleets_late,
             },
-            "recoveries": list(self.recoveries),
+            "chaos_events": [dict(event) for event in self.chaos_events],
+            "recoveries": [dict(recovery) for recovery in self.recoveries],
+            "fleet_recoveries": [dict(recovery) for recovery in self.fleet_recoveries],
+            "servers_lost": [dict(loss) for loss in self.servers_lost],
+            "table_servers": [dict(server) for server in self.table_servers],
+            "target": None if self.target is None else dict(self.target),
             "chips_bought_by_bots": self.chips_bought_by_bots,
             "nodes": self.nodes,
-            "hands_by_game": dict(sorted(self.hands_by_game.items())),
             "placements": dict(sorted(self.placements.items())),
             "registry_node": self.registry_node,
             "protocol_violation_samples": list(self.protocol_violation_samples),

@@ -9,6 +9,8 @@ metric                        summary value                                     
 p50_ms p90_ms p95_ms p99_ms   latency_ms.p50 / .p90 / .p95 / .p99                 number
 p999_ms max_ms mean_ms        latency_ms.p999 / .max / .mean                      number
 errors, errors_total          errors_total (errors of every kind)                 number
+unexpected_errors             unexpected_errors_total (those chaos did not cause) number
+chaos_errors                  chaos_errors_total (those the run's chaos caused)   number
 hands, actions                hands, actions                                      number
 hands_per_s, actions_per_s    hands_per_s, actions_per_s                          number
 timeouts                      timeouts (every CLOCK-2 outcome)                    number
@@ -43,6 +45,8 @@ METRICS: Final[dict[str, tuple[tuple[str, ...], type]]] = {
     "mean_ms": (("latency_ms", "mean"), float),
     "errors": (("errors_total",), float),
     "errors_total": (("errors_total",), float),
+    "unexpected_errors": (("unexpected_errors_total",), float),
+    "chaos_errors": (("chaos_errors_total",), float),
     "hands": (("hands",), float),
     "actions": (("actions",), float),
     "hands_per_s": (("hands_per_s",), float),

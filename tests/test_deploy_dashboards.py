@@ -28,7 +28,6 @@ from typing import Any
 
 import pytest
 import yaml
-from test_load import ray_local  # noqa: F401  (the fixture: one loopback-only local Ray per module)
 from test_runtime_metrics import catalogue
 
 from sim.distributions import Distribution

@@ -77,9 +77,9 @@ def test_citations_point_at_the_projects_rule_book() -> None:
 # ----------------------------------------------------------------------------- docs/scenarios.md
 
 
-def _table(heading: str) -> list[dict[str, str]]:
-    """The rows of the first Markdown table after ``heading``, as {column: cell}."""
-    lines = SCENARIOS_DOC.split(f"\n{heading}\n", 1)[1].splitlines()
+def _table(heading: str, doc: str = SCENARIOS_DOC) -> list[dict[str, str]]:
+    """The rows of the first Markdown table after ``heading`` in ``doc``, as {column: cell}."""
+    lines = doc.split(f"\n{heading}\n", 1)[1].splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("|"))
     rows = []
     for line in lines[start:]:
@@ -158,7 +158,7 @@ def test_documented_report_files() -> None:
     facts = LoadRunFacts(
         run={}, scenario="", scenario_resolved={}, stages_run=(), warnings=(), interrupted=None, aborted=False,
         kinds_acted=(), hands_voided_by_faults=0, hands_voided_at_end=0, wind_down=None, recoveries=(),
-        chips_bought_by_bots=0, nodes=0, hands_by_game={}, placements={}, registry_node="",
+        chips_bought_by_bots=0, nodes=0, placements={}, registry_node="",
         protocol_violation_samples=(), prometheus_url=None,
     )
     summary = build_summary(

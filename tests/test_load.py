@@ -10,6 +10,7 @@ test looks for during it is checked at each tick (``on_second``) or once the run
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import io
 import itertools
@@ -20,7 +21,6 @@ import subprocess
 import sys
 import time
 import urllib.error
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -187,17 +187,6 @@ def test_registry_rebuild_keeps_the_ledger_and_hides_the_table_until_seated() ->
 # ----------------------------------------------------------------------------- runs on Ray
 
 
-@pytest.fixture(scope="module")
-def ray_local() -> Iterator[cluster.ClusterInfo]:
-    """One loopback-only local Ray for the module's runs (started here, stopped at the end)."""
-    info = cluster.connect(None)
-    try:
-        yield info
-    finally:
-        if info.started_here:
-            cluster.disconnect()
-
-
 def _run(scenario: Scenario, out: Path, **options: Any) -> RunResult:
     stream = io.StringIO()
     result = LoadTest(scenario, out, stream=stream, **options).run()
@@ -208,9 +197,10 @@ def _run(scenario: Scenario, out: Path, **options: Any) -> RunResult:
 def _report(name: str, summary: dict[str, Any]) -> None:
     """The run's numbers in the test output (``pytest -s`` or a failure shows them)."""
     keys = (
-        "bots", "duration_s", "hands", "hands_by_game", "actions", "hands_per_s", "errors", "timeouts",
+        "bots", "duration_s", "hands", "by_game", "actions", "hands_per_s", "errors", "timeouts",
         "side_pots", "raise_caps", "hands_voided", "hands_voided_at_end", "chips_start", "chips_end",
-        "chips_conserved", "protocol_violations", "protocol_violation_samples", "recoveries", "wind_down",
+        "chips_conserved", "protocol_violations", "protocol_violation_samples", "chaos_events", "recoveries",
+        "fleet_recoveries", "chaos_errors", "unexpected_errors", "wind_down",
     )
     numbers = {k: summary.get(k) for k in keys}
     numbers["p99_ms"] = summary["latency_ms"]["p99"]
@@ -252,8 +242,11 @@ def test_every_game_and_bot_kind_under_load(ray_local: cluster.ClusterInfo, tmp_
     assert result.ok, summary["thresholds"]
     assert network["connections"] > 0 and network["outside"] == [], network
     assert summary["bots"] >= 200 and summary["duration_s"] >= 10
-    assert set(summary["hands_by_game"]) == GAMES
-    assert all(hands > 0 for hands in summary["hands_by_game"].values()), summary["hands_by_game"]
+    by_game = summary["by_game"]
+    assert set(by_game) == GAMES
+    assert all(game["hands"] > 0 and game["actions"] > 0 for game in by_game.values()), by_game
+    for key in ("hands", "actions", "timeouts", "side_pots", "raise_caps", "hands_voided"):
+        assert sum(game[key] for game in by_game.values()) == summary[key], key
     assert summary["hands"] > 0 and summary["actions"] > 0
     _assert_clean_end(summary)
     # The tables stop dealing before the bots leave: each plays out the hand it was in (or one
@@ -305,13 +298,18 @@ def test_staged_ramp_keeps_the_mix_and_the_timeline(ray_local: cluster.ClusterIn
     assert max(online for _, _, online, _ in ticks) == 64 and ticks[-1][2] == 8
     assert summary["bots"] == 64
     _assert_clean_end(summary)
-    assert set(summary["hands_by_game"]) == {"7stud", "5stud"} and summary["hands"] > 0
+    assert set(summary["by_game"]) == {"7stud", "5stud"} and summary["hands"] > 0
+    assert sum(game["hands"] for game in summary["by_game"].values()) == summary["hands"]
     _assert_sound(summary)
 
 
-def test_kill_host_voids_refunds_and_reseats(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
-    """``--chaos kill-host``: the running hands of the killed host are voided with exact refunds,
-    its tables come back on the survivors from the ledger, and the bots play there again."""
+def test_kill_host_voids_refunds_and_reseats_and_tells_the_chaos_apart(
+    ray_local: cluster.ClusterInfo, tmp_path: Path
+) -> None:
+    """``--chaos kill-host@4s``, then at 8 s a host nobody planned to lose (killed behind the run's
+    back): the running hands of each are voided with exact refunds, their tables come back on the
+    survivors from the ledger, and every bot of those tables is back there, measured. The chaos's
+    failures are counted apart, and only they: the unplanned loss's are unexpected."""
     import ray
 
     scenario = from_mapping({
@@ -319,12 +317,17 @@ def test_kill_host_voids_refunds_and_reseats(ray_local: cluster.ClusterInfo, tmp
         "seed": 7, "games": [{"game": "7stud"}, {"game": "7a5draw"}],
     })
     scenario = dataclasses.replace(scenario, think=FAST_THINK)
-    seen: dict[str, Any] = {"moved": {}, "later": {}, "online_after": []}
+    seen: dict[str, Any] = {"moved": {}, "later": {}, "online_after": [], "unplanned": None}
     test: LoadTest
+    unplanned_at = 8
 
     def on_second(second: int, state: Any) -> None:
         registry = test.registry
-        if not state.recoveries:
+        if second == unplanned_at:
+            seen["unplanned"] = victim = sorted(state.hosts)[0]
+            ray.kill(state.hosts[victim], no_restart=True)
+        recoveries = state.timeline.to_summary()["recoveries"]
+        if not recoveries:
             return
         if not seen["moved"]:  # the first tick after the recovery: the rebuilt tables, and their hand
             tables = sorted(ray.get(registry.tables.remote()))
@@ -341,21 +344,37 @@ def test_kill_host_voids_refunds_and_reseats(ray_local: cluster.ClusterInfo, tmp
     summary = test.run().summary
     _report("chaos", summary)
     _assert_sound(summary)
-    assert len(summary["recoveries"]) == 1
-    recovery = summary["recoveries"][0]
-    assert recovery["tables"] > 0 and recovery["voided"] > 0
-    assert summary["hands_voided"] >= summary["hands_voided_by_faults"] == recovery["voided"]
+    chaos, unplanned = summary["recoveries"]
+    assert summary["chaos_events"] == [{"at_s": chaos["at_s"], "action": "kill-host", "victim": chaos["host"]}]
+    assert 4.0 <= chaos["at_s"] < 5.0 and chaos["cause"] == "chaos"
+    assert unplanned["host"] == seen["unplanned"] and unplanned["cause"] == "lost" and unplanned["at_s"] > 8.0
+    for recovery in (chaos, unplanned):
+        assert recovery["tables"] > 0 and recovery["voided"] > 0 and recovery["chips_refunded"] > 0, recovery
+        assert recovery["bots"] > 0 and recovery["bots_back"] == recovery["bots"], recovery
+        assert recovery["back_s"] is not None and 0.0 <= recovery["back_s"] < 10.0, recovery
+    assert summary["hands_voided"] >= summary["hands_voided_by_faults"] == chaos["voided"] + unplanned["voided"]
     assert summary["hands"] > 0
-    # Bots back at tables: every table the dead host held plays on, and no bot was lost.
-    assert len(seen["moved"]) == recovery["tables"]
+    # Bots back at tables: every table the chaos's host held plays on, and no bot was lost.
+    assert len(seen["moved"]) == chaos["tables"]
     playing = [t for t, seats in seen["seated"].items() if seats >= 2]
     assert playing, seen
-    stalled = [t for t in playing if seen["later"][t] < seen["moved"][t] + 2]
+    stalled = [t for t in playing if seen["later"][t] <= seen["moved"][t]]  # a hand dealt since
     assert not stalled, (stalled, seen)
     assert seen["online_after"] and seen["online_after"][-1] == scenario.bots
-    assert set(summary["errors"]) <= {"UNAVAILABLE"}, (
-        summary["errors"]
-    )
+    # The killed hosts' failures, told apart: the chaos's happened while its tables moved, the
+    # unplanned loss's are unexpected, and there is no other error.
+    lost_kinds = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
+    assert summary["chaos_errors"] and set(summary["chaos_errors"]) <= lost_kinds, summary["errors"]
+    assert summary["unexpected_errors"] and set(summary["unexpected_errors"]) <= lost_kinds, summary["errors"]
+    assert summary["chaos_errors_total"] + summary["unexpected_errors_total"] == summary["errors_total"]
+    rows = [row for row in csv.DictReader((tmp_path / "history.csv").open()) if row["errors"] != "0"]
+    chaos_seconds = {int(row["second"]) for row in rows if int(row["errors"]) > int(row["unexpected_errors"])}
+    unexpected_seconds = {int(row["second"]) for row in rows if int(row["unexpected_errors"]) > 0}
+    assert chaos_seconds and min(chaos_seconds) >= 4 and max(chaos_seconds) < unplanned_at, rows
+    assert unexpected_seconds and min(unexpected_seconds) >= unplanned_at, rows
+    page = (tmp_path / "report.html").read_text()
+    assert f">kill-host {chaos['host']}</text>" in page and f">{unplanned['host']} lost</text>" in page
+    assert "<h2>Faults and recoveries</h2>" in page
 
 
 def test_kill_fleet_hands_the_seats_to_new_bots_without_false_violations(
@@ -524,8 +543,8 @@ def test_a_lost_host_can_be_replaced_by_a_new_one(ray_local: cluster.ClusterInfo
     seen: dict[str, Any] = {}
 
     def on_second(second: int, state: Any) -> None:
-        if state.recoveries and "hosts" not in seen:
-            seen["hosts"] = sorted(state.hosts)
+        if state.timeline.to_summary()["recoveries"] and "hosts" not in seen:
+            seen["hosts"] = sorted(state.deployment.hosts)
             seen["tables"] = ray.get(test.registry.tables.remote())
 
     import ray

@@ -103,7 +103,7 @@ def test_hosts_spread_and_a_node_lost_mid_run(three_nodes: Any, tmp_path: Path) 
     result = test.run()
     summary = result.summary
     numbers = {k: summary.get(k) for k in (
-        "bots", "duration_s", "hands", "hands_by_game", "actions", "errors", "timeouts", "side_pots",
+        "bots", "duration_s", "hands", "by_game", "actions", "errors", "timeouts", "side_pots",
         "raise_caps", "hands_voided", "hands_voided_by_faults", "chips_start", "chips_end", "chips_conserved",
         "protocol_violations", "recoveries", "placements",
     )}

@@ -48,6 +48,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def test_wheel_carries_the_data_files_and_the_license(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"sim/scenarios/{name}" for name in SCENARIOS} <= names
+    # The example schedules and every structure they name (relative to them: ../tournaments/).
+    assert {f"sim/{p.relative_to(ROOT / 'sim')}" for d in ("schedules", "tournaments")
+            for p in (ROOT / "sim" / d).glob("*.yaml")} <= names
     assert {f"sim/_deploy/prometheus/{name}" for name in PROMETHEUS} <= names
     assert "sim/_deploy/prometheus/prometheus.yml" in names
     dist_info = f"tablestorm-{version('tablestorm')}.dist-info"

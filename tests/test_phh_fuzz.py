@@ -82,17 +82,17 @@ TOML_DOCUMENTS = st.dictionaries(
 # --------------------------------------------------------------------------- the reader and replay
 
 
-@pytest.mark.parametrize("examples", runs(200, 5000))
+@pytest.mark.parametrize("examples", runs(200, 2000))
 def test_mutated_histories_raise_only_phh_errors(examples: int) -> None:
     holds(examples, mutated_histories())
 
 
-@pytest.mark.parametrize("examples", runs(200, 3000))
+@pytest.mark.parametrize("examples", runs(200, 1200))
 def test_random_text_raises_only_phh_errors(examples: int) -> None:
     holds(examples, st.text(max_size=2000))
 
 
-@pytest.mark.parametrize("examples", runs(60, 1000))
+@pytest.mark.parametrize("examples", runs(60, 400))
 def test_random_toml_raises_only_phh_errors(examples: int) -> None:
     holds(examples, TOML_DOCUMENTS)
 
@@ -172,7 +172,7 @@ def replay_in_process(text: str) -> None:
         assert_reports([path], status, out.getvalue(), err.getvalue())
 
 
-@pytest.mark.parametrize("examples", runs(60, 1000))
+@pytest.mark.parametrize("examples", runs(60, 400))
 def test_replay_command_reports_mutated_histories(examples: int) -> None:
     holds(examples, mutated_histories(), replay_in_process)
 

@@ -22,21 +22,22 @@ FAST, SLOW = 0.005, 0.2
 
 
 def constructed_run() -> RunStats:
-    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors."""
+    """Seconds 0, 1 and 3 (2 is quiet): 98 fast actions and 2 slow ones, 4 hands, 4 errors (one of
+    them the chaos's); the fast actions and three hands are Seven Card Stud's, the rest the draw game's."""
     stats = RunStats()
     for i in range(98):
-        stats.action(FAST, "call", "tight", now=i / 49)  # 49 per second in seconds 0 and 1
-    stats.action(SLOW, "raise", "maniac", now=3.5)
-    stats.action(SLOW, "fold", "maniac", now=3.6)
-    for now in (0.5, 1.5, 1.7, 3.9):
-        stats.hand(now, side_pots=1)
-    stats.hand_voided()
+        stats.action(FAST, "call", "tight", now=i / 49, game="7stud")  # 49 per second in seconds 0 and 1
+    stats.action(SLOW, "raise", "maniac", now=3.5, game="7a5draw")
+    stats.action(SLOW, "fold", "maniac", now=3.6, game="7a5draw")
+    for now, game in ((0.5, "7stud"), (1.5, "7stud"), (1.7, "7stud"), (3.9, "7a5draw")):
+        stats.hand(now, side_pots=1, game=game)
+    stats.hand_voided("7stud")
     stats.error("UNAVAILABLE", now=1.1)
     stats.error("DEADLINE_EXCEEDED", now=3.2)
-    stats.error("UNAVAILABLE", now=3.3)
+    stats.error("UNAVAILABLE", now=3.3, chaos=True)
     stats.error(PROTOCOL_VIOLATION, now=3.4)
-    stats.timeout("fold")
-    stats.timeout("stand_pat")
+    stats.timeout("fold", "7stud")
+    stats.timeout("stand_pat", "7a5draw")
     return stats
 
 
@@ -64,6 +65,10 @@ def test_summary_exact_numbers() -> None:
                        "max": 200.0, "mean": 8.9},
         "errors": {"UNAVAILABLE": 2, "DEADLINE_EXCEEDED": 1, PROTOCOL_VIOLATION: 1},
         "errors_total": 4,
+        "chaos_errors": {"UNAVAILABLE": 1},
+        "chaos_errors_total": 1,
+        "unexpected_errors": {"DEADLINE_EXCEEDED": 1, "UNAVAILABLE": 1, PROTOCOL_VIOLATION: 1},
+        "unexpected_errors_total": 3,
         "protocol_violations": 1,
         "timeouts": 2,
         "timeouts_by_outcome": {"check": 0, "all_in": 0, "fold": 1, "bring_in": 0, "stand_pat": 1},
@@ -75,6 +80,12 @@ def test_summary_exact_numbers() -> None:
         "chips_conserved": True,
         "actions_by_kind": {"call": 98, "fold": 1, "raise": 1},
         "actions_by_bot": {"maniac": 2, "tight": 98},
+        "by_game": {
+            "7a5draw": {"hands": 1, "actions": 2, "latency_ms": {"p50": 200.0, "p99": 200.0}, "timeouts": 1,
+                        "side_pots": 1, "raise_caps": 0, "hands_voided": 0},
+            "7stud": {"hands": 3, "actions": 98, "latency_ms": {"p50": 5.0, "p99": 5.0}, "timeouts": 1,
+                      "side_pots": 3, "raise_caps": 0, "hands_voided": 1},
+        },
         "thresholds": [
             {"expression": "p99_ms<100", "metric": "p99_ms", "value": 200.0, "ok": False},
             {"expression": "errors==0", "metric": "errors", "value": 4, "ok": False},
@@ -109,13 +120,13 @@ def test_bad_threshold_is_reported_before_anything_is_written() -> None:
 
 def test_history_rows() -> None:
     rows = history_rows(constructed_run(), bots_online={0: 10, 1: 12, 4: 0})
-    columns = ("second", "bots_online", "hands", "actions", "errors", "p50_ms", "p99_ms")
+    columns = ("second", "bots_online", "hands", "actions", "errors", "unexpected_errors", "p50_ms", "p99_ms")
     assert [tuple(row.values()) for row in rows] == [
-        (0, 10, 1, 49, 0, 5.0, 5.0),
-        (1, 12, 2, 49, 1, 5.0, 5.0),
-        (2, None, 0, 0, 0, None, None),
-        (3, None, 1, 2, 3, 200.0, 200.0),
-        (4, 0, 0, 0, 0, None, None),
+        (0, 10, 1, 49, 0, 0, 5.0, 5.0),
+        (1, 12, 2, 49, 1, 1, 5.0, 5.0),
+        (2, None, 0, 0, 0, 0, None, None),
+        (3, None, 1, 2, 3, 2, 200.0, 200.0),
+        (4, 0, 0, 0, 0, 0, None, None),
     ]
     assert all(tuple(row) == columns for row in rows)
     assert "bots_online" not in history_rows(constructed_run())[0]
@@ -129,14 +140,15 @@ def test_write_report_writes_three_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in paths.values()) == ["history.csv", "report.html", "summary.json"]
     assert json.loads(paths["summary"].read_text()) == summary
     assert paths["history"].read_text() == (
-        "second,bots_online,hands,actions,errors,p50_ms,p99_ms\n"
-        "0,10,1,49,0,5.0,5.0\n"
-        "1,12,2,49,1,5.0,5.0\n"
-        "2,,0,0,0,,\n"
-        "3,12,1,2,3,200.0,200.0\n"
+        "second,bots_online,hands,actions,errors,unexpected_errors,p50_ms,p99_ms\n"
+        "0,10,1,49,0,0,5.0,5.0\n"
+        "1,12,2,49,1,1,5.0,5.0\n"
+        "2,,0,0,0,0,,\n"
+        "3,12,1,2,3,2,200.0,200.0\n"
     )
     write_report(tmp_path / "plain", summary, stats)
-    assert (tmp_path / "plain" / "history.csv").read_text().startswith("second,hands,actions,errors,p50_ms")
+    plain = (tmp_path / "plain" / "history.csv").read_text()
+    assert plain.startswith("second,hands,actions,errors,unexpected_errors,p50_ms")
 
 
 def svgs(page: str) -> list[ET.Element]:
@@ -162,6 +174,9 @@ def test_report_html_is_self_contained_and_complete() -> None:
     assert "<code>p99_ms&lt;100</code>" in page
     for kind in ("UNAVAILABLE", "DEADLINE_EXCEEDED", PROTOCOL_VIOLATION):
         assert f"<td>{kind}</td>" in page
+    cells = '<td class="n">'
+    assert (f"<tr><td>7stud</td>{cells}3</td>{cells}98</td>{cells}5 ms</td>{cells}5 ms</td>{cells}1</td>"
+            f"{cells}3</td>{cells}0</td>{cells}1</td></tr>") in page
 
 
 def test_latency_chart_breaks_where_no_action_was_answered() -> None:
@@ -271,3 +286,40 @@ def test_live_view_redraws_in_place_on_a_tty() -> None:
     assert out.getvalue()[len(first):].startswith("\x1b[4F\x1b[J")
     view.finish()
     assert out.getvalue().count("\x1b[4F") == 1
+
+
+def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recoveries() -> None:
+    stats = constructed_run()
+    summary = summary_of(stats)
+    summary.update(
+        chaos_events=[{"at_s": 1.0, "action": "kill-host", "victim": "host-2"}],
+        recoveries=[
+            {"host": "host-2", "server": "127.0.0.1:7001", "at_s": 1.0, "cause": "chaos", "tables": 3, "voided": 2,
+             "chips_refunded": 8000, "bots": 12, "bots_back": 12, "back_s": 0.6},
+            {"host": "host-0", "server": "127.0.0.1:7000", "at_s": 3.0, "cause": "lost", "tables": 4, "voided": 1,
+             "chips_refunded": 4000, "bots": 9, "bots_back": 7, "back_s": None},
+        ],
+        fleet_recoveries=[{"fleet": "fleet-1", "at_s": 2.0, "cause": "chaos", "seats": 30, "back_s": 1.25}],
+        servers_lost=[{"server": "127.0.0.1:7002", "at_s": 2.5, "tables": ["a", "b"], "chips_last_seen": 16000,
+                       "seats": ["a#1", "b#2"]}],
+    )
+    page = render_html(summary, stats, bots_online={0: 10, 1: 12})
+    ns = "{http://www.w3.org/2000/svg}"
+    by_title = {svg.findtext(f"{ns}title"): svg for svg in svgs(page)}
+    labels = ["kill-host host-2", "host-0 lost", "127.0.0.1:7002 lost"]  # the chaos's own losses once, by the event
+    for title in ("Actions per second", "Hands per second", "Action latency over time", "Errors over time",
+                  "Bots online"):
+        marked = [g.findtext(f"{ns}text") for g in by_title[title].iter(f"{ns}g")]
+        assert sorted(marked) == sorted(labels), (title, marked)
+    assert not list(by_title["Latency distribution"].iter(f"{ns}g"))
+    faults = page.split("<h2>Faults and recoveries</h2>", 1)[1].split("<h2>", 1)[0]
+    rows = [re.sub(r"<[^>]+>", "|", row).strip("|").split("||") for row in re.findall(r"<tr>(.*?)</tr>", faults)]
+    assert rows[1:4] == [
+        ["1 s", "host-2 (127.0.0.1:7001): tables rebuilt elsewhere", "chaos", "3", "2", "8,000", "12 of 12", "0.6 s"],
+        ["2 s", "fleet-1: seats handed to a new fleet", "chaos", "–", "–", "–", "30", "1.25 s"],
+        ["3 s", "host-0 (127.0.0.1:7000): tables rebuilt elsewhere", "lost", "4", "1", "4,000", "7 of 9", "–"],
+    ]
+    assert rows[5] == ["2.5 s", "127.0.0.1:7002", "2", "16,000", "a#1, b#2"]
+    errors_legend = page.split("<figcaption>Errors over time", 1)[1].split("</figcaption>", 1)[0]
+    assert ">UNAVAILABLE (chaos)</span>" in errors_legend and ">UNAVAILABLE</span>" in errors_legend
+    assert "<h2>Faults and recoveries</h2>" not in render_html(summary_of(stats), stats)

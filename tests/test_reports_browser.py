@@ -19,11 +19,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from matplotlib import image
+from schedule_data import METADATA, capacity_doc, write
+from schedule_data import constructed_run as constructed_day
 from test_capacity import _capacity, _step
 from test_report import constructed_run, summary_of
 
 from sim.capacity.report import render_capacity_html
+from sim.plan.inputs import read_capacity, read_schedule
+from sim.plan.report import write_plan_html
+from sim.plan.result import QUANTITIES, Settings, build_plan
 from sim.report import write_report
+from sim.schedule.report import write_schedule_html
+from sim.schedule.result import build_schedule
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT = 90.0
@@ -51,9 +58,26 @@ def _capacity_report(out: Path) -> Path:
     return path
 
 
+def _schedule_report(out: Path) -> Path:
+    out.mkdir(parents=True)
+    return write_schedule_html(build_schedule(constructed_day(), METADATA), out)
+
+
+def _plan_report(out: Path) -> Path:
+    out.mkdir(parents=True)
+    schedule = read_schedule(write(out / "schedule.json", build_schedule(constructed_day(), METADATA)), QUANTITIES)
+    per_core = {"actions_per_s": 700.0, "hands_per_s": 25.0, "seated_players": 4800.0, "play_streams": 4800.0}
+    capacity = read_capacity(write(out / "capacity.json", capacity_doc(per_core)))
+    plan, _ = build_plan(schedule, capacity, Settings(headroom=0.3, cores_per_node=4, quantile="p90"), METADATA,
+                         image="tablestorm:test")
+    return write_plan_html(plan, out)
+
+
 REPORTS: dict[str, Callable[[Path], Path]] = {
     "load": _load_report,
     "capacity": _capacity_report,
+    "schedule": _schedule_report,
+    "plan": _plan_report,
 }
 """Each kind of report and how to build one from constructed data (the commands' own code)."""
 

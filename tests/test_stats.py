@@ -16,6 +16,8 @@ from sim.stats import (
     PROTOCOL_VIOLATION,
     RELATIVE_ERROR,
     TOP_S,
+    UNKNOWN_GAME,
+    GameStats,
     LatencyHistogram,
     RunStats,
     bucket_bounds,
@@ -191,20 +193,42 @@ def test_from_dict_rejects_foreign_or_inconsistent_data() -> None:
 
 
 def sample_run() -> RunStats:
+    """Two games: Seven Card Stud has two actions, a hand with side pots and a cap, a voided hand and
+    two timeouts; Five Card Stud one action, a plain hand and a timeout."""
     stats = RunStats()
-    stats.action(0.010, "call", "tight", now=0.2)
-    stats.action(0.020, "raise", "tight", now=0.9)
-    stats.action(0.030, "call", "maniac", now=1.5)
-    stats.hand(now=1.6, side_pots=2, raise_caps=1)
-    stats.hand(now=3.0)
-    stats.hand_voided()
+    stats.action(0.010, "call", "tight", now=0.2, game="7stud")
+    stats.action(0.020, "raise", "tight", now=0.9, game="7stud")
+    stats.action(0.030, "call", "maniac", now=1.5, game="5stud")
+    stats.hand(now=1.6, side_pots=2, raise_caps=1, game="7stud")
+    stats.hand(now=3.0, game="5stud")
+    stats.hand_voided("7stud")
     stats.error("UNAVAILABLE", now=1.7)
     stats.error("UNAVAILABLE", now=3.1)
     stats.error(PROTOCOL_VIOLATION, now=3.2)
-    stats.timeout("all_in")
-    stats.timeout("fold")
-    stats.timeout("fold")
+    stats.timeout("all_in", "7stud")
+    stats.timeout("fold", "5stud")
+    stats.timeout("fold", "7stud")
     return stats
+
+
+def test_each_count_lands_in_its_game_and_the_totals_are_their_sums() -> None:
+    stats = sample_run()
+    stud, five = stats.games["7stud"], stats.games["5stud"]
+    assert (stud.hands, stud.actions, stud.hands_voided, stud.side_pots, stud.raise_caps) == (1, 2, 1, 2, 1)
+    assert (five.hands, five.actions, five.hands_voided, five.side_pots, five.raise_caps) == (1, 1, 0, 0, 0)
+    assert (stud.timeouts_by_outcome["all_in"], stud.timeouts_by_outcome["fold"], five.timeouts) == (1, 1, 1)
+    assert stud.latency == histogram([0.010, 0.020]) and five.latency == histogram([0.030])
+    assert stats.hands == stud.hands + five.hands and stats.actions == stud.actions + five.actions
+    assert stats.timeouts == stud.timeouts + five.timeouts == 3
+    merged = GameStats()
+    merged.merge(stud)
+    merged.merge(five)
+    assert merged.latency == stats.latency()
+    assert GameStats.from_dict(json.loads(json.dumps(stud.to_dict()))) == stud
+    assert set(RunStats.from_dict(stats.to_dict()).games) == {"7stud", "5stud"}
+    unnamed = RunStats()
+    unnamed.hand(now=0.5)
+    assert list(unnamed.games) == [UNKNOWN_GAME] and unnamed.games[UNKNOWN_GAME].hands == unnamed.hands == 1
 
 
 def test_run_stats_counts() -> None:
@@ -275,17 +299,23 @@ def test_from_dict_rejects_malformed_run_stats() -> None:
     data = sample_run().to_dict()
     with pytest.raises(ValueError, match="repeated second"):
         RunStats.from_dict({**data, "series": data["series"] + data["series"][:1]})
+    series = [[second, {**counts, "chaos_errors": {"UNAVAILABLE": 5}}] for second, counts in data["series"]]
+    with pytest.raises(ValueError, match="chaos errors must be among the errors"):
+        RunStats.from_dict({**data, "series": series})
+    games = {"7stud": {**data["games"]["7stud"], "timeouts_by_outcome": {"nap": 1}}}
     with pytest.raises(ValueError, match="unknown timeout outcome"):
-        RunStats.from_dict({**data, "timeouts_by_outcome": {"nap": 1}})
+        RunStats.from_dict({**data, "games": games})
 
 
+games = st.sampled_from(["7stud", "7a5draw"])
 events = st.lists(
     st.one_of(
-        st.tuples(st.just("action"), latencies, st.floats(min_value=-1, max_value=30)),
-        st.tuples(st.just("hand"), st.integers(0, 3), st.floats(min_value=0, max_value=30)),
-        st.tuples(st.just("error"), st.sampled_from(["UNAVAILABLE", PROTOCOL_VIOLATION]), st.floats(0, 30)),
-        st.tuples(st.just("timeout"), st.sampled_from(["check", "fold", "stand_pat"]), st.just(0.0)),
-        st.tuples(st.just("take"), st.just(0), st.just(0.0)),
+        st.tuples(st.just("action"), latencies, st.floats(min_value=-1, max_value=30), games),
+        st.tuples(st.just("hand"), st.integers(0, 3), st.floats(min_value=0, max_value=30), games),
+        st.tuples(st.just("voided"), st.just(0), st.just(0.0), games),
+        st.tuples(st.just("error"), st.sampled_from(["UNAVAILABLE", PROTOCOL_VIOLATION]), st.floats(0, 30), games),
+        st.tuples(st.just("timeout"), st.sampled_from(["check", "fold", "stand_pat"]), st.just(0.0), games),
+        st.tuples(st.just("take"), st.just(0), st.just(0.0), games),
     ),
     max_size=60,
 )
@@ -293,22 +323,34 @@ events = st.lists(
 
 @untimed
 @given(events)
-def test_shipped_takes_merge_to_the_whole_run(script: list[tuple[str, object, float]]) -> None:
-    """A fleet that ships take().to_dict() now and then gives the driver exactly the whole run."""
+def test_shipped_takes_merge_to_the_whole_run(script: list[tuple[str, object, float, str]]) -> None:
+    """A fleet that ships take().to_dict() now and then gives the driver exactly the whole run, game
+    by game; and each total is the sum of its games' counts."""
     whole, fleet, driver = RunStats(), RunStats(), RunStats()
-    for what, arg, now in script:
+    for what, arg, now, game in script:
         for stats in (whole, fleet):
             if what == "action":
                 assert isinstance(arg, float)
-                stats.action(arg, "call", "tight", now)
+                stats.action(arg, "call", "tight", now, game)
             elif what == "hand":
                 assert isinstance(arg, int)
-                stats.hand(now, side_pots=arg)
+                stats.hand(now, side_pots=arg, game=game)
+            elif what == "voided":
+                stats.hand_voided(game)
             elif what == "error":
                 stats.error(str(arg), now)
             elif what == "timeout":
-                stats.timeout(str(arg))
+                stats.timeout(str(arg), game)
         if what == "take":
             driver.merge(RunStats.from_dict(json.loads(json.dumps(fleet.take().to_dict()))))
     driver.merge(fleet.take())
     assert driver == whole
+    parts = driver.games.values()
+    assert driver.hands == sum(g.hands for g in parts) and driver.actions == sum(g.actions for g in parts)
+    merged = GameStats()
+    for part in parts:
+        merged.merge(part)
+    assert merged.latency == driver.latency()
+    assert (merged.side_pots, merged.hands_voided, merged.timeouts_by_outcome) == (
+        driver.side_pots, driver.hands_voided, driver.timeouts_by_outcome
+    )

@@ -584,25 +584,25 @@ def test_every_rpc_has_its_statuses_in_the_table_as_the_proto_documents_them() -
     assert documented() == ALLOWED
 
 
-@examples(default=150, slow=2000)
+@examples(default=150, slow=800)
 def test_fuzz_unary_rpcs_in_process(count: int) -> None:
     with in_process() as target:
         fuzz_unary(target, count)
 
 
-@examples(default=120, slow=1500)
+@examples(default=120, slow=600)
 def test_fuzz_bytes_of_every_rpc_in_process(count: int) -> None:
     with in_process() as target:
         fuzz_bytes(target, count)
 
 
-@examples(default=60, slow=1000)
+@examples(default=60, slow=400)
 def test_fuzz_play_streams_in_process(count: int) -> None:
     with in_process() as target:
         fuzz_play(target, count)
 
 
-@examples(default=40, slow=500)
+@examples(default=40, slow=200)
 def test_fuzz_a_tablestorm_serve_process(count: int) -> None:
     with served_process() as target:
         fuzz_unary(target, count)

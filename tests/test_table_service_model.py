@@ -741,4 +741,4 @@ def test_the_table_service_keeps_the_model_s_state() -> None:  # TABLE-1, CLOCK-
 
 @pytest.mark.slow
 def test_the_table_service_keeps_the_model_s_state_long() -> None:  # TABLE-1, CLOCK-2, CLOCK-3, SHOW-4
-    explore(TableServiceModel, examples=80, steps=60)
+    explore(TableServiceModel, examples=40, steps=60)

@@ -6,7 +6,9 @@ Play streams each; joins go through a small gate because a client that opens tho
 in one burst sees some of them fail inside gRPC Core, and so do the calls of leaving bots (a server
 refuses calls beyond about 1,000 waiting for its handlers). Everything the bots measure lands in one
 :class:`~sim.stats.RunStats` (``fleet.stats``; ship ``stats.take()``) and one
-:class:`~sim.bots.client.Tally` (chips bought and cashed out, resumes, protocol-violation samples).
+:class:`~sim.bots.client.Tally` (chips bought and cashed out by table, resumes, returns to moved
+tables, protocol-violation samples). The fleet also keeps what its bots must know of the run's
+chaos: the endpoints it killed and when (``killed``, see :mod:`sim.bots.client.attribution`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable, Iterable
 
 from sim.stats import RunStats
 
-from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally
+from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally, Tls
 from .strategies import Strategy, strategy_for
 
 __all__ = ["Fleet"]
@@ -36,18 +38,22 @@ class Fleet:
         streams_per_channel: int = 500,
         join_concurrency: int = 100,
         leave_concurrency: int = 100,
+        tls: Tls | None = None,
     ) -> None:
         """``start``: the run's start in Unix seconds, shared by every fleet of the run (stats
         are keyed by seconds since it); ``resolve(table_id)``: where a table lives now, asked when
         a stream fails (default: the endpoint it was assigned); ``leave_concurrency``: the most
         StandUp and SitOut calls the fleet's leaving bots have in flight (fleets times this must
-        stay well under the ~1,000 calls a server queues: see :meth:`Bot._leave`)."""
+        stay well under the ~1,000 calls a server queues: see :meth:`Bot._leave`); ``tls``: every
+        connection to the servers is TLS trusting its CA."""
         self.start = time.time() if start is None else start
         self.config = config or BotConfig()
         self.stats = RunStats()
         self.tally = Tally()
         self._resolve = resolve
-        self._pool = ChannelPool(streams_per_channel)
+        self._pool = ChannelPool(streams_per_channel, tls)
+        self.killed: dict[str, float] = {}
+        """Endpoints the run's chaos killed -> the second of the run it was told (see :meth:`chaos_killed`)."""
         self._join_concurrency = join_concurrency
         self._leave_gate = asyncio.Semaphore(leave_concurrency)
         self._bots: list[Bot] = []
@@ -84,6 +90,7 @@ class Fleet:
                 resolve=self._resolve,
                 strategy=strategy,
                 leave_gate=self._leave_gate,
+                chaos=self.killed,
             )
             async with gate:
                 return bot if await bot.start() else None
@@ -101,6 +108,21 @@ class Fleet:
         count = max(0, min(count, len(playing)))
         chosen = playing[len(playing) - count :] if newest else playing[:count]
         return await self._stop(chosen, stand_up)
+
+    def chaos_killed(self, endpoint: str) -> None:
+        """The run's chaos is about to kill the server at ``endpoint``: told before the kill, so that
+        the bots can tell the failures it causes from others. The time is this process's own (the
+        seconds since ``start`` its bots time their failures by), so no clock skew between nodes
+        can put a failure before the kill that caused it."""
+        self.killed[endpoint] = time.time() - self.start
+
+    async def abandon(self, table_ids: Iterable[str]) -> int:
+        """Stop the bots of these tables without standing up (their server is lost: nobody can
+        cash them out); returns how many."""
+        tables = set(table_ids)
+        lost = [bot for bot in self._bots if bot.table_id in tables]
+        await self._stop(lost, stand_up=False)
+        return len(lost)
 
     async def stop_all(self, stand_up: bool = True) -> int:
         """Stop every bot (those that gave up included), wait for the stops :meth:`remove` began,

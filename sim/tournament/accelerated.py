@@ -77,20 +77,25 @@ class AcceleratedTournament:
         profiles: Sequence[PlayerProfile] = DEFAULT_PROFILES,
         dealing: DealingModel = ONLINE_DEALING,
         late_entrants: int = 0,
+        late_arrivals: Sequence[float] | None = None,
         faults: Sequence[float] = (),
         check_chips: bool = False,
         observe: Callable[[str, Hand], None] | None = None,
         tournament_id: str = "accelerated",
     ) -> None:
-        """``faults``: virtual times at which a table (drawn at random) is lost and rebuilt, its
-        running hand voided (TOURN-11). ``check_chips``: after every input, sum every table's chips
-        and the players' in transit against the director's count, and audit the director's books
-        (:meth:`Director.audit`; costs O(players) each time).
+        """``late_arrivals``: the virtual times the ``late_entrants`` arrive at, one each (default:
+        uniform over the late registration period). ``faults``: virtual times at which a table
+        (drawn at random) is lost and rebuilt, its running hand voided (TOURN-11). ``check_chips``:
+        after every input, sum every table's chips and the players' in transit against the
+        director's count, and audit the director's books (:meth:`Director.audit`; costs
+        O(players) each time).
         ``observe`` is called with every hand as it is dealt, with its table's id (measurements, tests)."""
         if entrants < 2 and not late_entrants:
             raise ValueError(f"entrants: at least 2 are needed, got {entrants}")
         if late_entrants and structure.late_registration is None:
             raise ValueError("late_entrants: the structure has no late registration")
+        if late_arrivals is not None and len(late_arrivals) != late_entrants:
+            raise ValueError(f"late_arrivals: {len(late_arrivals)} times for {late_entrants} late entrants")
         self.structure = structure
         self.seed = seed
         self.dealing = dealing
@@ -109,6 +114,7 @@ class AcceleratedTournament:
         """Each entry seated so far, by the id the tables know it by."""
         self._entrants = entrants
         self._late = [f"p{k}" for k in range(entrants + 1, total + 1)]
+        self._late_arrivals = None if late_arrivals is None else tuple(late_arrivals)
         self._faults = sorted(faults)
         self._tables: dict[str, _Table] = {}
         self._queue: list[tuple[float, int, int, str, int]] = []
@@ -131,6 +137,12 @@ class AcceleratedTournament:
     def profile(self, player_id: str) -> PlayerProfile:
         """The profile player ``player_id`` plays with."""
         return self._players[player_id].profile
+
+    @property
+    def now(self) -> float:
+        """Virtual seconds from the start: the time of what is being handled (an ``observe``
+        callback reads the hand's deal time here)."""
+        return self._now
 
     def table(self, table_id: str) -> TournamentTable:
         """The engine table open under ``table_id`` (KeyError once closed)."""
@@ -178,9 +190,14 @@ class AcceleratedTournament:
         heapq.heappush(self._queue, (at, self._order, kind, key, epoch))
 
     def _schedule_arrivals(self) -> None:
-        """Late entrants arrive at uniform times over the late registration period."""
+        """Late entrants arrive at their ``late_arrivals`` or at uniform times over the late
+        registration period."""
         late = self.structure.late_registration
         if late is None or not self._late:
+            return
+        if self._late_arrivals is not None:
+            for player_id, at in zip(self._late, self._late_arrivals, strict=True):
+                self._push(at, _ARRIVE, player_id)
             return
         last = self.structure.play_levels[late.until_level - 1]
         closes = sum(level.duration_s for level in self.structure.levels[: last + 1])

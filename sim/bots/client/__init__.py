@@ -20,8 +20,8 @@ table whose counting seat is not a bot of any fleet is not counted.
 from .bot import Bot
 from .config import NO_THINK, Assignment, BotConfig, Resolver
 from .lifecycle import GIVE_UP, Phase
-from .tally import Tally
-from .transport import ChannelPool, TableClient
+from .tally import Return, Tally
+from .transport import ChannelPool, TableClient, Tls
 
 __all__ = [
     "GIVE_UP",
@@ -32,6 +32,8 @@ __all__ = [
     "ChannelPool",
     "Phase",
     "Resolver",
+    "Return",
     "TableClient",
     "Tally",
+    "Tls",
 ]

@@ -3,15 +3,18 @@
 A :class:`Bot` sits down (or takes a seat token it is given), opens a Play stream with Hello and
 plays every YourTurn with its strategy after a think time. It measures what a load test reports
 (the round trip of each action, finished hands with their side pots and raise caps, CLOCK-2
-timeouts) into a shared :class:`~sim.stats.RunStats`, and counts every violation its
-:class:`~.referee.Referee` finds as a ``protocol_violation``.
+timeouts), each under its table's game (the Welcome names it), into a shared
+:class:`~sim.stats.RunStats`, and counts every violation its :class:`~.referee.Referee` finds as a
+``protocol_violation``.
 
-Failures of calls are counted by gRPC status name. A stream that fails with a retryable status
-(UNAVAILABLE, say) is reopened with exponential backoff, asking the injected ``resolve`` for the
-table's current address (a table may move to another host; the seat token stays valid), and
-resumes from the last sequence number seen. A strategy that declares stream drops (flaky) has its
-stream cut on that schedule and resumed the same way; a resume the server could not serve whole
-(``Welcome.gap``) is counted.
+Failures of calls are counted by gRPC status name; a transport failure (UNAVAILABLE, say) is held
+until the seat's next answer tells whether the run's chaos caused it (see :mod:`.attribution`), and
+a bot back at a table that moved to another server reports its return in its tally. A stream that
+fails with a retryable status (UNAVAILABLE, say) is reopened with exponential backoff, asking the
+injected ``resolve`` for the table's current address (a table may move to another host; the seat
+token stays valid), and resumes from the last sequence number seen. A strategy that declares stream
+drops (flaky) has its stream cut on that schedule and resumed the same way; a resume the server
+could not serve whole (``Welcome.gap``) is counted.
 
 Cost: the hot path is :meth:`Bot.handle`, called by the transport for each message as it arrives:
 the referee's checks and the tracker's fold, a few attribute tests for what they settled, and on a
@@ -25,7 +28,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Final, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
@@ -34,11 +37,12 @@ from services.table.proto_gen import table_service_pb2 as pb
 from sim.stats import PROTOCOL_VIOLATION, RunStats
 
 from ..strategies import Action, Strategy, leaving_action, strategy_for
+from .attribution import Attribution
 from .config import Assignment, BotConfig, Resolver
 from .lifecycle import GIVE_UP, Lifecycle, Next, Phase
 from .protocol import KIND_NUMBERS
 from .referee import ACCEPTED, LATE, Referee, Turn
-from .tally import Tally
+from .tally import Return, Tally
 from .tracker import REBUY, SIT_IN, HandTracker
 from .transport import ChannelPool, TableClient, token_metadata
 
@@ -71,6 +75,7 @@ class Bot:
 
     __slots__ = (
         "_act_handle",
+        "_attribution",
         "_busy",
         "_call",
         "_chores",
@@ -111,11 +116,14 @@ class Bot:
         resolve: Resolver | None = None,
         strategy: Strategy | None = None,
         leave_gate: asyncio.Semaphore | None = None,
+        chaos: Mapping[str, float] | None = None,
     ) -> None:
         """``start`` is the run's start in Unix seconds (stats times are seconds since it);
         ``strategy`` lets bots of a kind share one instance (strategies hold no seat state);
         ``leave_gate`` bounds the calls in flight of the leaving bots that share it (see
-        :meth:`_leave`; alone, a bot makes one at a time anyway)."""
+        :meth:`_leave`; alone, a bot makes one at a time anyway); ``chaos``: the endpoints the
+        run's chaos killed and when, in seconds since ``start`` (its fleet's, filled in before each
+        kill: see :mod:`.attribution`)."""
         config = config or BotConfig()
         self.table_id = assignment.table_id
         self.seat = assignment.seat
@@ -134,6 +142,7 @@ class Bot:
         self._config = config
         self._resolve = resolve
         self._leave_gate = leave_gate or asyncio.Semaphore(1)
+        self._attribution = Attribution({} if chaos is None else chaos)
         self._token = assignment.seat_token or ""
         self._lifecycle = Lifecycle()
         self._referee = Referee(self.seat, takeover=assignment.seat_token is not None)
@@ -163,7 +172,29 @@ class Bot:
         return time.time() - self._start
 
     def _error(self, code: grpc.StatusCode | str) -> None:
-        self._stats.error(code if isinstance(code, str) else code.name, self._now())
+        """Count a failure of this seat's calls or stream, or hold it for its verdict (a transport
+        failure: see :mod:`.attribution`)."""
+        kind, now = code if isinstance(code, str) else code.name, self._now()
+        if not self._attribution.failed(kind, now, self._client.endpoint):
+            self._stats.error(kind, now)
+
+    def _answered(self) -> None:
+        """The seat got an answer from its server: judge the held failures, and report the return
+        of a bot whose table moved."""
+        if not self._attribution.holding:
+            return
+        verdict = self._attribution.answered(self._client.endpoint)
+        for failure in verdict.chaos:
+            self._stats.error(failure.kind, failure.at_s, chaos=True)
+        for failure in verdict.unexpected:
+            self._stats.error(failure.kind, failure.at_s)
+        if verdict.moved:
+            self._tally.returns.append(Return(self.table_id, self.seat, self._now()))
+
+    def _release(self) -> None:
+        """The bot stops: failures still held never got a verdict, so they are unexpected."""
+        for failure in self._attribution.release():
+            self._stats.error(failure.kind, failure.at_s)
 
     def _violation(self, what: str) -> None:
         self._stats.error(PROTOCOL_VIOLATION, self._now())
@@ -182,10 +213,11 @@ class Bot:
                 reply = await self._client.stub.SitDown(request, timeout=config.rpc_timeout)
             except grpc.aio.AioRpcError as exc:
                 self._error(exc.code())
+                self._release()
                 self._pool.release(self._client)
                 return False
             self._token = reply.seat_token
-            self._tally.chips_bought += reply.seat.stack
+            self._tally.bought(self.table_id, reply.seat.stack)
         self._run_task = asyncio.ensure_future(self._run())
         welcomed = asyncio.ensure_future(self._welcomed.wait())
         done, _ = await asyncio.wait(
@@ -227,6 +259,7 @@ class Bot:
             await asyncio.gather(task, return_exceptions=True)
         for chore in list(self._chores):
             chore.cancel()
+        self._release()
         self._pool.release(self._client)
         return chips
 
@@ -275,7 +308,8 @@ class Bot:
                     sit_out = True  # dealt into a hand: maybe after an earlier SitOut was undone
                 else:
                     self._lifecycle.stood_up()
-                    self._tally.chips_cashed_out += reply.chips
+                    self._answered()
+                    self._tally.cashed_out(self.table_id, reply.chips)
                     return reply.chips
             if sit_out:
                 sit_out = not await self._sit_out(deadline)
@@ -298,6 +332,7 @@ class Bot:
             if exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
                 self._error(exc.code())
             return False
+        self._answered()
         return True
 
     async def _unary_chore(self, what: str) -> None:
@@ -310,8 +345,9 @@ class Bot:
             else:
                 request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
                 state = await stub.Rebuy(request, timeout=timeout, metadata=metadata)
-                self._tally.chips_bought += state.stack
+                self._tally.bought(self.table_id, state.stack)
                 self._tracker.broke = False
+            self._answered()
         except grpc.aio.AioRpcError as exc:
             code = exc.code()
             if what == "rebuy" and code is grpc.StatusCode.FAILED_PRECONDITION and await self._table_closing():
@@ -451,7 +487,7 @@ class Bot:
             self._settle()
         if referee.clock_outcomes:
             for outcome in referee.clock_outcomes:
-                self._stats.timeout(outcome)
+                self._stats.timeout(outcome, tracker.game)
             referee.clock_outcomes.clear()
             self._cancel_think()
         if referee.hand_over:
@@ -471,13 +507,14 @@ class Bot:
                 self._tally.resume_gaps += 1
         self._lifecycle.welcomed()
         self._welcomed.set()
+        self._answered()
 
     def _settle(self) -> None:
         """Count what the server answered to the bot's actions."""
-        stats, now = self._stats, self._now()
+        stats, now, game = self._stats, self._now(), self._tracker.game
         for action, sent, code, _ in self._referee.settled:
             if code == ACCEPTED:
-                stats.action(time.perf_counter() - sent, action.kind, self.kind, now)
+                stats.action(time.perf_counter() - sent, action.kind, self.kind, now, game)
                 self._tally.acted_kinds.add(self.kind)
             elif code == LATE:
                 self._tally.late_actions += 1
@@ -486,14 +523,14 @@ class Bot:
         self._referee.settled.clear()
 
     def _count_hands(self) -> None:
-        stats, tally = self._stats, self._tally
+        stats, tally, game = self._stats, self._tally, self._tracker.game
         for voided, counted, side_pots, raise_caps in self._tracker.finished:
             if not counted:
                 continue
             if voided:
-                stats.hand_voided()
+                stats.hand_voided(game)
             else:
-                stats.hand(self._now(), side_pots=side_pots, raise_caps=raise_caps)
+                stats.hand(self._now(), side_pots=side_pots, raise_caps=raise_caps, game=game)
             tally.hand_counted.set()
         self._tracker.finished.clear()
 

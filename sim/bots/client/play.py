@@ -18,6 +18,9 @@ must not change what they are given. Header blocks are HPACK, done by the
 ``hpack`` library. Flow control is per the RFC: the receive windows are opened wide at the start
 and topped up as they are consumed; a send waits for window when the server's runs out.
 
+A connection is cleartext with prior knowledge (h2c), or TLS through an ``ssl.SSLContext`` that
+offers ``h2`` by ALPN (``https`` then, and a server that picks anything else is refused).
+
 Streams end with a gRPC status, as ``grpc.aio`` would report it: the trailers' ``grpc-status``, a
 reset stream mapped as in gRPC's HTTP/2 spec (CANCEL is CANCELLED, REFUSED_STREAM is UNAVAILABLE,
 the rest INTERNAL), and UNAVAILABLE for a stream cut by GOAWAY or a lost or refused connection.
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import Callable
 from typing import Final
 from urllib.parse import unquote
@@ -37,7 +41,7 @@ import hpack
 
 from services.table.proto_gen import table_service_pb2 as pb
 
-__all__ = ["PLAY_PATH", "Deliver", "PlayConnection", "PlayStream"]
+__all__ = ["ALPN", "PLAY_PATH", "Deliver", "PlayConnection", "PlayStream"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +52,8 @@ PLAY_PATH: Final = "/{}/{}".format(*_PLAY.full_name.rsplit(".", 1))
 Deliver = Callable[[pb.ServerMessage], None]
 """Called with each message of a stream, in order, as soon as its bytes are in."""
 
+ALPN: Final = "h2"
+"""HTTP/2 over TLS, as the connection must negotiate it (RFC 9113 §3.2)."""
 PREFACE: Final = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = range(10)
 END_STREAM: Final = 0x1
@@ -180,11 +186,20 @@ class PlayStream:
 
 
 class PlayConnection(asyncio.Protocol):
-    """One HTTP/2 connection carrying Play streams to one server (h2c: cleartext, prior knowledge)."""
+    """One HTTP/2 connection carrying Play streams to one server: cleartext with prior knowledge
+    (h2c), or TLS that negotiated ``h2`` by ALPN."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, authority: str, receive_window: int = RECEIVE_WINDOW) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        authority: str,
+        receive_window: int = RECEIVE_WINDOW,
+        *,
+        scheme: str = "http",
+    ) -> None:
         self.loop = loop
         self._authority = authority
+        self._scheme = scheme
         self._receive_window = receive_window
         self._transport: asyncio.Transport | None = None
         self._out = bytearray()
@@ -214,15 +229,27 @@ class PlayConnection(asyncio.Protocol):
         connection for the next)."""
 
     @classmethod
-    async def connect(cls, endpoint: str, *, receive_window: int = RECEIVE_WINDOW) -> PlayConnection:
-        """A connection to ``endpoint`` ("host:port"); OSError if it cannot be made."""
+    async def connect(
+        cls, endpoint: str, *, receive_window: int = RECEIVE_WINDOW, tls: ssl.SSLContext | None = None
+    ) -> PlayConnection:
+        """A connection to ``endpoint`` ("host:port"), over TLS with ``tls`` (whose ALPN protocols
+        must offer ``h2``: see :class:`~.transport.Tls`); OSError if it cannot be made, including a
+        failed handshake (ssl.SSLError) and a server that did not choose ``h2``."""
         if not 1 <= receive_window <= MAX_WINDOW:
             raise ValueError(f"receive_window: must be 1..{MAX_WINDOW} bytes, got {receive_window}")
         loop = asyncio.get_running_loop()
         host, _, port = endpoint.rpartition(":")
-        _, connection = await loop.create_connection(
-            lambda: cls(loop, endpoint, receive_window), host.strip("[]"), int(port)
+        host = host.strip("[]")
+        scheme = "http" if tls is None else "https"
+        transport, connection = await loop.create_connection(
+            lambda: cls(loop, endpoint, receive_window, scheme=scheme), host, int(port),
+            ssl=tls, server_hostname=None if tls is None else host,
         )
+        if tls is not None:
+            chosen = transport.get_extra_info("ssl_object").selected_alpn_protocol()
+            if chosen != ALPN:
+                transport.close()
+                raise ConnectionError(f"{endpoint} did not choose HTTP/2 over TLS (ALPN {ALPN!r}; it chose {chosen!r})")
         return connection
 
     @property
@@ -299,7 +326,7 @@ class PlayConnection(asyncio.Protocol):
         self._streams[stream_id] = stream
         headers = [
             (":method", "POST"),
-            (":scheme", "http"),
+            (":scheme", self._scheme),
             (":path", PLAY_PATH),
             (":authority", self._authority),
             ("content-type", "application/grpc"),

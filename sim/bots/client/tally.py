@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Final
+from typing import Final, NamedTuple
 
-__all__ = ["Tally"]
+__all__ = ["Return", "Tally"]
+
+
+class Return(NamedTuple):
+    """A bot back at its table after the table moved to another server (its host was lost and the
+    table rebuilt elsewhere): the first answer from the new address, in seconds since the run began."""
+
+    table_id: str
+    seat: int
+    at_s: float
 
 
 class Tally:
-    """What RunStats has no field for: chips, resumes, stream counts, violation samples."""
+    """What RunStats has no field for: chips, resumes, stream counts, violation samples, returns."""
 
     __slots__ = (
         "acted_kinds",
-        "chips_bought",
-        "chips_cashed_out",
+        "bought_at",
+        "cashed_out_at",
         "events",
         "hand_counted",
         "late_actions",
         "messages",
         "resume_gaps",
         "resumes",
+        "returns",
         "slept",
         "streams",
         "violations",
@@ -28,10 +38,10 @@ class Tally:
     MAX_SAMPLES: Final = 50
 
     def __init__(self) -> None:
-        self.chips_bought = 0
-        """Buy-ins and rebuys paid by these bots (for chip conservation over the run)."""
-        self.chips_cashed_out = 0
-        """Chips returned by StandUp."""
+        self.bought_at: dict[str, int] = {}
+        """Table -> buy-ins and rebuys these bots paid there (for chip conservation over the run)."""
+        self.cashed_out_at: dict[str, int] = {}
+        """Table -> chips StandUp returned to these bots there."""
         self.resumes = 0
         """Streams reopened with ``resume_after_seq`` and welcomed."""
         self.resume_gaps = 0
@@ -48,9 +58,30 @@ class Tally:
         """Bot kinds with at least one accepted action."""
         self.violations: list[str] = []
         """The first MAX_SAMPLES protocol violations, described (the counts are in RunStats)."""
+        self.returns: list[Return] = []
+        """Bots back at a moved table since the fleet last took them (see :class:`Return`)."""
         self.hand_counted = asyncio.Event()
         """Set whenever a bot counts a finished or voided hand: waiters re-check their condition."""
+
+    def bought(self, table_id: str, chips: int) -> None:
+        self.bought_at[table_id] = self.bought_at.get(table_id, 0) + chips
+
+    def cashed_out(self, table_id: str, chips: int) -> None:
+        self.cashed_out_at[table_id] = self.cashed_out_at.get(table_id, 0) + chips
+
+    @property
+    def chips_bought(self) -> int:
+        """Buy-ins and rebuys paid by these bots, at every table."""
+        return sum(self.bought_at.values())
+
+    @property
+    def chips_cashed_out(self) -> int:
+        return sum(self.cashed_out_at.values())
 
     def violation(self, what: str) -> None:
         if len(self.violations) < self.MAX_SAMPLES:
             self.violations.append(what)
+
+    def take_returns(self) -> list[Return]:
+        returns, self.returns = self.returns, []
+        return returns

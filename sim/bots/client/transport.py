@@ -3,26 +3,30 @@
 Unary calls go through the stub generated from the proto (``TableServiceStub`` on a ``grpc.aio``
 channel, typed as ``TableServiceAsyncStub`` by ``table_service_pb2_grpc.pyi``): every call and its
 messages are typed by the service, with no hand-kept copy of the RPC list. Play streams, which
-carry nearly all the traffic, go over a :class:`~.play.PlayConnection` to the same endpoint.
+carry nearly all the traffic, go over a :class:`~.play.PlayConnection` to the same endpoint. With
+:class:`Tls` both are TLS connections that trust the given CA certificates.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
 from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
 
-from .play import Deliver, PlayConnection, PlayStream
+from .play import ALPN, Deliver, PlayConnection, PlayStream
 
 if TYPE_CHECKING:
     from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
 
-__all__ = ["TOKEN_KEY", "ChannelPool", "TableClient", "token_metadata"]
+__all__ = ["TOKEN_KEY", "ChannelPool", "TableClient", "Tls", "token_metadata"]
 
 TOKEN_KEY: Final = "x-seat-token"
+_CHANNEL_OPTIONS: Final = [("grpc.use_local_subchannel_pool", 1)]
 
 
 def token_metadata(token: str) -> tuple[tuple[str, str]]:
@@ -30,17 +34,47 @@ def token_metadata(token: str) -> tuple[tuple[str, str]]:
     return ((TOKEN_KEY, token),)
 
 
+@dataclass(frozen=True, slots=True)
+class Tls:
+    """TLS to the table servers, trusting the CA certificates of ``ca_pem`` (PEM): the servers'
+    certificates must be signed by one of them and name the address connected to."""
+
+    ca_pem: bytes
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """For a gRPC channel (the unary calls)."""
+        return grpc.ssl_channel_credentials(self.ca_pem)
+
+    def context(self) -> ssl.SSLContext:
+        """For the Play streams' HTTP/2 connections: the CA, hostname checks, and ALPN ``h2``
+        (gRPC servers refuse TLS connections that do not negotiate it)."""
+        context = ssl.create_default_context(cadata=self.ca_pem.decode("ascii"))
+        context.set_alpn_protocols([ALPN])
+        return context
+
+
 class TableClient:
     """The calls of one table server on one connection: ``stub`` for unary calls, :meth:`play` for
-    streams. ``streams`` counts the Play streams the pool has placed on this client."""
+    streams. ``streams`` counts the Play streams the pool has placed on this client. With
+    ``credentials`` and ``context`` (see :class:`Tls`) both kinds of connection are TLS."""
 
-    __slots__ = ("_connecting", "_plays", "channel", "endpoint", "streams", "stub")
+    __slots__ = ("_connecting", "_context", "_plays", "channel", "endpoint", "streams", "stub")
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(
+        self,
+        endpoint: str,
+        credentials: grpc.ChannelCredentials | None = None,
+        context: ssl.SSLContext | None = None,
+    ) -> None:
         self.endpoint = endpoint
-        self.channel = grpc.aio.insecure_channel(endpoint, options=[("grpc.use_local_subchannel_pool", 1)])
+        self.channel = (
+            grpc.aio.insecure_channel(endpoint, options=_CHANNEL_OPTIONS)
+            if credentials is None
+            else grpc.aio.secure_channel(endpoint, credentials, options=_CHANNEL_OPTIONS)
+        )
         self.stub: TableServiceAsyncStub = TableServiceStub(self.channel)
         self.streams = 0
+        self._context = context
         self._plays: PlayConnection | None = None
         self._connecting: asyncio.Lock | None = None
 
@@ -54,7 +88,7 @@ class TableClient:
             self._connecting = asyncio.Lock()
         async with self._connecting:
             if self._plays is None or self._plays.closed:
-                self._plays = await PlayConnection.connect(self.endpoint)
+                self._plays = await PlayConnection.connect(self.endpoint, tls=self._context)
         return self._plays.open(token_metadata(token), deliver)
 
     async def close(self) -> None:
@@ -72,13 +106,15 @@ class ChannelPool:
     of the same address really are separate connections.
     """
 
-    __slots__ = ("_clients", "streams_per_channel")
+    __slots__ = ("_clients", "_context", "_credentials", "streams_per_channel")
 
-    def __init__(self, streams_per_channel: int = 500) -> None:
+    def __init__(self, streams_per_channel: int = 500, tls: Tls | None = None) -> None:
         if streams_per_channel < 1:
             raise ValueError("streams_per_channel must be at least 1")
         self.streams_per_channel = streams_per_channel
         self._clients: dict[str, list[TableClient]] = {}
+        self._credentials = None if tls is None else tls.credentials()
+        self._context = None if tls is None else tls.context()
 
     def acquire(self, endpoint: str) -> TableClient:
         """A client for ``endpoint`` with room for one more stream (making one if needed)."""
@@ -87,7 +123,7 @@ class ChannelPool:
             if client.streams < self.streams_per_channel:
                 client.streams += 1
                 return client
-        client = TableClient(endpoint)
+        client = TableClient(endpoint, self._credentials, self._context)
         client.streams = 1
         clients.append(client)
         return client

@@ -1,0 +1,109 @@
+"""``tablestorm plan``: the command's flags, checks and outputs (registered in :mod:`sim.cli`).
+
+Both inputs are read and checked, and the metrics port bound once, before anything is written; a
+refusal is one line naming the file and key or the flag, exit 2. Exit status 0 otherwise; with
+``--serve-metrics`` the command then serves the forecast until SIGINT or SIGTERM (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Final
+
+from sim.inputs import COUNT, NON_NEGATIVE, PORT, flag
+
+__all__ = ["QUANTILES", "register"]
+
+QUANTILES: Final = ("p10", "p50", "p90")
+
+
+def _fail(message: str) -> int:
+    print(f"tablestorm plan: {message}", file=sys.stderr)
+    return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from sim.inputs import InputError
+    from sim.listen import check_port
+    from sim.reporting.meta import run_metadata, version
+
+    from .inputs import check_games, read_capacity, read_schedule
+    from .report import write_plan_html
+    from .result import QUANTITIES, Settings, build_plan, minute_sizes, write_plan
+
+    started = time.time()
+    try:
+        schedule = read_schedule(Path(args.schedule), QUANTITIES)
+        capacity = read_capacity(Path(args.capacity))
+        check_games(schedule, capacity)
+        if args.serve_metrics is not None:
+            check_port(args.metrics_host, args.serve_metrics, "--serve-metrics", "--metrics-host")
+    except (InputError, OSError) as exc:  # an input's (PlanInputError) or the port's (ListenError)
+        return _fail(str(exc))
+    settings = Settings(headroom=args.headroom, cores_per_node=args.cores_per_node, quantile=args.quantile)
+    plan, manifest = build_plan(schedule, capacity, settings, run_metadata(args.command_line, started),
+                                image=f"tablestorm:{version()}")
+    out = Path(args.out)
+    try:
+        files = write_plan(plan, manifest, out)
+        files["html"] = write_plan_html(plan, out)
+    except OSError as exc:
+        return _fail(f"--out: cannot write to {out}: {exc.strerror}")
+    peak = plan["peak"]
+    print(json.dumps({
+        "peak": {"time": peak["time"], "cores": peak["cores"], "nodes": peak["nodes"], "binding": peak["binding"]},
+        "autoscaling": plan["autoscaling"]["spans"], "warnings": len(plan["warnings"]),
+    }), flush=True)
+    source, measured = plan["inputs"]["schedule"], plan["inputs"]["capacity"]
+    print(f"demand: {source['file']} ({source['schedule_file']}, root seed {source['root_seed']},"
+          f" {source['replications']} replications)", file=sys.stderr)
+    machine = measured["machine"] or {}
+    print(f"capacity: {measured['file']} ({measured['command_line']}, {measured['started_at']},"
+          f" {machine.get('hostname')} with {machine.get('cores')} cores)", file=sys.stderr)
+    for warning in plan["warnings"]:
+        print(f"tablestorm plan: warning: {warning}", file=sys.stderr)
+    print(f"report: {files['html']}", file=sys.stderr)
+    if args.serve_metrics is None:
+        return 0
+    from sim.interruption import Interruption
+
+    from .forecast_metrics import BANDS, ForecastCollector, serve
+
+    sizes = {band: minute_sizes(schedule, capacity, settings, band) for band in BANDS.values()}
+    interruption = Interruption()
+    with interruption.installed():
+        port = serve(ForecastCollector(schedule, sizes), args.metrics_host, args.serve_metrics)
+        print(json.dumps({"metrics": f"http://{args.metrics_host}:{port}/metrics", "port": port}), flush=True)
+        interruption.requested.wait()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``tablestorm plan``: the nodes that carry a simulated day (docs/plan.md).
+
+    For every minute of --schedule (schedule.json of tablestorm schedule), its demand at --quantile
+    over --capacity's capacity per core at the SLO (capacity.json of tablestorm capacity) on each
+    dimension (hands/s, actions/s, seated players, Play streams); the binding one sets the minute's
+    cores, times 1 + --headroom, in nodes of --cores-per-node. Writes plan.json, plan.html and
+    raycluster-peak.yaml (a KubeRay RayCluster for the peak, with the autoscaler's bounds) to
+    --out. With --serve-metrics it then serves the forecast for the current minute as Prometheus
+    gauges (tablestorm_forecast_*) until stopped. Exit status: 0 done; 2 a bad flag, a file that
+    is not the kind named or lacks a key, a game the capacity run did not measure, a port in use.
+    """
+    p = sub.add_parser("plan", help="size the cluster for a simulated day (schedule.json + capacity.json)",
+                       description=register.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--schedule", required=True, metavar="FILE", help="schedule.json (tablestorm schedule)")
+    p.add_argument("--capacity", required=True, metavar="FILE", help="capacity.json (tablestorm capacity)")
+    p.add_argument("--headroom", type=flag(NON_NEGATIVE), default=0.3,
+                   help="cores on top of the forecast's need, as a share of it (default 0.3)")
+    p.add_argument("--cores-per-node", type=flag(COUNT), default=16, help="cores of one node (default 16)")
+    p.add_argument("--quantile", choices=QUANTILES, default="p90", help="the schedule's band to plan for (default p90)")
+    p.add_argument("--out", default="out/plan", help="directory for plan.json, plan.html, raycluster-peak.yaml")
+    p.add_argument("--serve-metrics", type=flag(PORT), default=None, metavar="PORT",
+                   help="then serve the forecast as Prometheus gauges on PORT (0 picks one) until stopped")
+    p.add_argument("--metrics-host", default="127.0.0.1", help="address for --serve-metrics (default 127.0.0.1)")
+    p.set_defaults(handler=_run)

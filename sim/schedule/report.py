@@ -1,0 +1,145 @@
+"""schedule.html: the day's demand with its spread, and when each event starts and ends.
+
+Read from schedule.json alone (:mod:`.result`), built from the shared report pieces
+(:mod:`sim.reporting`): cards for the peak, a band plot per quantity over the day (the median of
+the replications, total and per game, with the total's p10-p90 band), a Gantt of the events (a bar
+from the median start to the median end, the p10-p90 spread of the end beside it) and the events'
+table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from sim.reporting import plots
+from sim.reporting.html import (
+    FAIL_BADGE,
+    PASS_BADGE,
+    banner,
+    card,
+    cards,
+    escape,
+    figure,
+    fmt,
+    key_values,
+    page,
+    section,
+    table,
+)
+
+from .progress import duration
+from .result import DEMAND, clock
+
+__all__ = ["HTML_NAME", "render_schedule_html", "write_schedule_html"]
+
+HTML_NAME: Final = "schedule.html"
+_TITLES: Final = {
+    "tables": ("Live tables", "tables"),
+    "seated_players": ("Seated players (Play streams)", "players"),
+    "hands_per_s": ("Hands per second", "hands/s"),
+    "actions_per_s": ("Actions per second", "actions/s"),
+    "events_per_s": ("Table-service events per second", "events/s"),
+}
+
+
+def _active(rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:
+    """The rows from the hour of the first live table to the end of the hour of the last one."""
+    live = [row["minute"] for row in rows if row["tables"]["p90"] > 0]
+    if not live:
+        return rows
+    return rows[60 * (live[0] // 60) : 60 * (live[-1] // 60 + 1)]
+
+
+def _band(rows: Sequence[Mapping[str, Any]], games: Sequence[str], name: str) -> str:
+    hours = [row["minute"] / 60 for row in rows]
+    total = plots.Series(
+        "all games (p50, p10-p90 band)", [row[name]["p50"] for row in rows],
+        low=[row[name]["p10"] for row in rows], high=[row[name]["p90"] for row in rows], colour=plots.BLUE,
+    )
+    per_game = [
+        plots.Series(f"{game} (p50)", [row["games"][game][name]["p50"] for row in rows],
+                     colour=plots.PALETTE[1 + k % (len(plots.PALETTE) - 1)], dashed=True)
+        for k, game in enumerate(games)
+    ]
+    series = [total, *per_game] if len(games) > 1 else [total]
+    title, unit = _TITLES[name]
+    svg = plots.lines(hours, series, xlabel="hour of the day", ylabel=unit)
+    return figure(title, svg, [(s.name, s.colour or plots.BLUE) for s in series])
+
+
+def _gantt(events: Sequence[Mapping[str, Any]]) -> str:
+    spans = [
+        plots.Span(e["name"], e["begin"]["p50"] / 60, e["end"]["p10"] / 60, e["end"]["p50"] / 60, e["end"]["p90"] / 60)
+        for e in events if e["end"]["p50"] is not None
+    ]
+    if not spans:
+        return ""
+    svg = plots.gantt(spans, xlabel="hour of the day")
+    return figure("Events: median start to median end, the end's p10-p90 spread", svg,
+                  [("start to p50 end", plots.BLUE), ("p10-p90 end", plots.ORANGE)])
+
+
+def _spread(summary: Mapping[str, Any], scale: float = 1.0, digits: int = 0) -> str:
+    if summary["p50"] is None:
+        return "–"
+    low, mid, high = (fmt(summary[p] / scale, digits=digits) for p in ("p10", "p50", "p90"))
+    return f"{mid} <small>({low}–{high})</small>"
+
+
+def _end(summary: Mapping[str, Any]) -> str:
+    if summary["p50"] is None:
+        return "–"
+    return escape(f"{clock(round(summary['p50']))} ({clock(round(summary['p10']))}–{clock(round(summary['p90']))})")
+
+
+def _events_table(events: Sequence[Mapping[str, Any]]) -> str:
+    rows = [
+        [escape(e["name"]), escape(e["game"]), escape(e["start"] or "on demand"), _spread(e["tournaments"]),
+         _spread(e["players"]), _spread(e["prize_pool"]), _spread(e["duration_s"], 3600, 2), _end(e["end"]),
+         _spread(e["hands"])]
+        for e in events
+    ]
+    headers = ["event", "game", "start", "tournaments", "players", "prize pool", "hours each", "last end", "hands"]
+    return table(headers, rows, numeric_from=3)
+
+
+def render_schedule_html(data: Mapping[str, Any]) -> str:
+    run, peak, games = data["run"], data["peak"], data["games"]
+    rows = data["minutes"]
+    meta = (f"{run['schedule']['file']} · {run['replications']} replications · root seed {run['root_seed']} · "
+            f"{run['started_at']} · {run['machine']['hostname']} ({run['machine']['cores']} cores)")
+    body = [banner(w, "stop" if "chips" in w else "warn") for w in data["warnings"]]
+    body.append(cards([
+        card("peak minute", peak["time"]),
+        card("tables at the peak", peak["tables"]["p50"], "p50", digits=0),
+        card("seated players at the peak", peak["seated_players"]["p50"], "p50", digits=0),
+        card("hands/s at the peak", peak["hands_per_s"]["p50"], "p50"),
+        card("events/s at the peak", peak["events_per_s"]["p50"], "p50"),
+        card("events", len(data["events"])),
+        card("replications", run["replications"]),
+        card("wall time", duration(run["wall_s"])),
+    ]))
+    active = _active(rows)
+    body.append(section("Demand over the day", "".join(_band(active, games, name) for name in DEMAND), "charts"))
+    body.append(section("Events", _gantt(data["events"]) + _events_table(data["events"])))
+    peak_values = {f"{name} (p10 / p50 / p90)": " / ".join(fmt(peak[name][p]) for p in ("p10", "p50", "p90"))
+                   for name in DEMAND}
+    run_values = {
+        "schedule": run["schedule"]["name"], "root seed": run["root_seed"], "replications": run["replications"],
+        "Ray cores": run["cores"], "Ray nodes": len(run["nodes"]), "tasks' seconds": run["task_seconds"],
+        "Ray overhead share": run["ray_overhead_share"], "command": run["command_line"],
+        "tablestorm": run["tablestorm_version"],
+    }
+    body.append(section("The peak and the run", key_values(f"peak at {peak['time']}", peak_values)
+                        + key_values("run", run_values), "tables"))
+    badge = PASS_BADGE if data["chips_conserved"] else FAIL_BADGE
+    return page(f"Schedule: {run['schedule']['name']}", meta, badge, body,
+                footer="Every hand dealt and played by the engine on a virtual clock (tablestorm schedule).")
+
+
+def write_schedule_html(data: Mapping[str, Any], out: Path) -> Path:
+    path = out / HTML_NAME
+    path.write_text(render_schedule_html(data))
+    return path

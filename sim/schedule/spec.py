@@ -1,0 +1,332 @@
+"""The schedule file: a day of tournaments, each with its structure, its forecast field and its players.
+
+One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedules.md)::
+
+    name: Online stud and draw day
+    players:                                  # the default field of every event
+      bots: {strength: 3, calling_station: 1, random: 1}
+      think_s: {dist: uniform, min: 1, max: 5}
+      sitting_out: 0.02
+    tournaments:                              # scheduled multi-table tournaments
+      - name: Stud Daily
+        start: "18:00"                        # HH:MM from midnight (or minutes)
+        structure: ../tournaments/stud-mtt.yaml   # relative to this file
+        entrants: {dist: lognormal, median: 180, sigma: 0.3}
+        late_registration: {share: 0.3, curve: [4, 2, 1, 1]}
+        reentry_rate: 0.2
+    sit_and_gos:                              # started whenever a table's worth of players waits
+      - name: 5 Card Stud SNG
+        structure: ../tournaments/5stud-sng.yaml
+        arrivals_per_minute: [0.4, 0.3, ...]  # by hour of day: 24 values (or one for all day)
+
+:func:`load_schedule` reads and checks the whole file before anything runs: a bad value raises
+:class:`ScheduleError` whose message names the file and the field's path
+(``day.yaml: tournaments[3].entrants.sd: ...``), as scenario and structure files do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from services.tournament.structure import StructureError, TournamentStructure, load_structure
+from sim.bots.strategies import BOT_KINDS
+from sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, InputError
+from sim.scenario import checked_mapping, distribution
+
+from .forecast import ENTRANT_KINDS, MINIMUM_FIELD, ArrivalCurve, EntrantForecast, HourlyRate
+from .players import Players
+
+__all__ = [
+    "ENTRANTS_KEYS",
+    "LATE_KEYS",
+    "PLAYERS_KEYS",
+    "SCHEDULE_KEYS",
+    "SIT_AND_GO_KEYS",
+    "TOURNAMENT_KEYS",
+    "Event",
+    "Schedule",
+    "ScheduleError",
+    "SitAndGos",
+    "Tournament",
+    "late_registration_closes",
+    "load_schedule",
+    "schedule_from_mapping",
+]
+
+SCHEDULE_KEYS: Final = ("name", "players", "tournaments", "sit_and_gos")
+"""The keys of a schedule file (docs/schedules.md documents each; a test keeps the two in step)."""
+TOURNAMENT_KEYS: Final = ("name", "start", "structure", "entrants", "late_registration", "reentry_rate", "players")
+SIT_AND_GO_KEYS: Final = ("name", "structure", "arrivals_per_minute", "players")
+ENTRANTS_KEYS: Final = ("dist", "value", "mean", "sd", "median", "sigma", "values")
+LATE_KEYS: Final = ("share", "curve")
+PLAYERS_KEYS: Final = ("bots", "think_s", "sitting_out")
+
+DAY_S: Final = 86_400.0
+FIELD: Final = Bound(minimum=MINIMUM_FIELD)
+WHOLE_FIELD: Final = Bound(minimum=MINIMUM_FIELD, integer=True)
+MINUTE_OF_DAY: Final = Bound(maximum=24 * 60 - 1, integer=True)
+
+
+class ScheduleError(InputError):
+    """A schedule value that cannot work; the message starts with the file and the field's path."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A scheduled multi-table tournament: it starts at ``start_s`` with whoever registered."""
+
+    name: str
+    start_s: float
+    """Seconds from midnight."""
+    structure: TournamentStructure
+    structure_file: str
+    """As written in the schedule (relative to it)."""
+    entrants: EntrantForecast
+    late_share: float
+    """The share of the field that registers after the start, during late registration."""
+    late_curve: ArrivalCurve
+    reentry_rate: float
+    """The share of the field that re-enters when busted while late registration is open."""
+    players: Players
+
+    @property
+    def expected_players(self) -> float:
+        return self.entrants.mean
+
+
+@dataclass(frozen=True, slots=True)
+class SitAndGos:
+    """Sit-and-gos on demand: players arrive at ``rate``, a tournament starts whenever a table is full."""
+
+    name: str
+    structure: TournamentStructure
+    structure_file: str
+    rate: HourlyRate
+    players: Players
+
+    @property
+    def seats(self) -> int:
+        """Players per sit-and-go: the structure's ``max_entrants``."""
+        return self.structure.max_entrants
+
+    @property
+    def expected_players(self) -> float:
+        return self.rate.daily
+
+
+Event = Tournament | SitAndGos
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """A day of events; every name is unique (seeds are drawn by name, so adding an event to a
+    schedule leaves the others' draws as they were)."""
+
+    name: str
+    source: str
+    """The file it was read from."""
+    events: tuple[Event, ...]
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The games played (their codes), in the order the schedule first names them."""
+        return tuple(dict.fromkeys(e.structure.game.code for e in self.events))
+
+
+def late_registration_closes(structure: TournamentStructure) -> float:
+    """Seconds from the start at which late registration closes: the end of its last play level."""
+    late = structure.late_registration
+    if late is None:
+        return 0.0
+    last = structure.play_levels[late.until_level - 1]
+    return sum(level.duration_s for level in structure.levels[: last + 1])
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def _text(value: Any, path: str) -> str:
+    if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
+        raise ScheduleError(f"{path}: expected text, got {value!r}")
+    return str(value)
+
+
+def _start(value: Any, path: str) -> float:
+    """``"HH:MM"``, or minutes from midnight (YAML 1.1 reads an unquoted ``18:00`` as 1080)."""
+    if isinstance(value, str):
+        hh, sep, mm = value.partition(":")
+        if not (sep and hh.isdigit() and mm.isdigit() and len(mm) == 2):
+            raise ScheduleError(f"{path}: expected HH:MM, got {value!r}")
+        if not (int(hh) < 24 and int(mm) < 60):
+            raise ScheduleError(f"{path}: {value!r} is not a time of day (00:00 to 23:59)")
+        return 60.0 * (60 * int(hh) + int(mm))
+    minutes: int = MINUTE_OF_DAY.check(value, path)
+    return 60.0 * minutes
+
+
+def _entrants(value: Any, path: str) -> EntrantForecast:
+    if not isinstance(value, dict):
+        return EntrantForecast("fixed", WHOLE_FIELD.check(value, path))
+    spec = checked_mapping(value, path, ENTRANTS_KEYS)
+    kind = spec.get("dist", "fixed")
+    expected = {"fixed": {"value"}, "normal": {"mean", "sd"}, "lognormal": {"median", "sigma"},
+                "empirical": {"values"}}
+    if kind not in expected:
+        raise ScheduleError(f"{path}.dist: expected one of {', '.join(ENTRANT_KINDS)}, got {kind!r}")
+    given = set(spec) - {"dist"}
+    foreign, missing = sorted(given - expected[kind]), sorted(expected[kind] - given)
+    if foreign:
+        known = ", ".join(sorted(expected[kind]))
+        raise ScheduleError(f"{path}.{foreign[0]}: not a parameter of dist {kind} ({known})")
+    if missing:
+        raise ScheduleError(f"{path}.{missing[0]}: required by dist {kind}")
+    if kind == "fixed":
+        return EntrantForecast(kind, WHOLE_FIELD.check(spec["value"], f"{path}.value"))
+    if kind == "normal":
+        return EntrantForecast(kind, FIELD.check(spec["mean"], f"{path}.mean"),
+                               NON_NEGATIVE.check(spec["sd"], f"{path}.sd"))
+    if kind == "lognormal":
+        return EntrantForecast(kind, FIELD.check(spec["median"], f"{path}.median"),
+                               NON_NEGATIVE.check(spec["sigma"], f"{path}.sigma"))
+    values = spec["values"]
+    if not isinstance(values, list) or not values:
+        raise ScheduleError(f"{path}.values: expected a non-empty list of past fields, got {values!r}")
+    counts = tuple(WHOLE_FIELD.check(v, f"{path}.values[{i}]") for i, v in enumerate(values))
+    return EntrantForecast(kind, values=counts)
+
+
+def _players(value: Any, path: str, default: Players) -> Players:
+    spec = checked_mapping(value, path, PLAYERS_KEYS)
+    bots = default.bots
+    if "bots" in spec:
+        given = spec["bots"]
+        if isinstance(given, str):
+            given = {given: 1.0}
+        mix = checked_mapping(given, f"{path}.bots", BOT_KINDS)
+        bots = {kind: NON_NEGATIVE.check(weight, f"{path}.bots.{kind}") for kind, weight in mix.items()}
+        if not any(bots.values()):
+            raise ScheduleError(f"{path}.bots: at least one bot kind needs a positive weight")
+    think = distribution(spec["think_s"], f"{path}.think_s") if "think_s" in spec else default.think
+    sitting_out = PROBABILITY.check(spec.get("sitting_out", default.sitting_out), f"{path}.sitting_out")
+    if sitting_out >= 1:
+        raise ScheduleError(f"{path}.sitting_out: must be below 1 (a field always away never finishes a hand)")
+    return Players(bots, think, sitting_out)
+
+
+def _structure(value: Any, path: str, base: Path) -> tuple[TournamentStructure, str]:
+    written = _text(value, path)
+    try:
+        return load_structure(base / written), written
+    except StructureError as exc:
+        raise ScheduleError(f"{path}: {exc}") from None
+
+
+def _late(value: Any, path: str, structure: TournamentStructure, where: str) -> tuple[float, ArrivalCurve]:
+    spec = checked_mapping(value, path, LATE_KEYS)
+    share = PROBABILITY.check(spec.get("share", 0.0), f"{path}.share")
+    curve = spec.get("curve", [1.0])
+    if not isinstance(curve, list) or not curve:
+        raise ScheduleError(f"{path}.curve: expected a non-empty list of weights, got {curve!r}")
+    weights = tuple(NON_NEGATIVE.check(w, f"{path}.curve[{i}]") for i, w in enumerate(curve))
+    if not any(weights):
+        raise ScheduleError(f"{path}.curve: at least one weight must be positive")
+    if share and structure.late_registration is None:
+        raise ScheduleError(f"{path}.share: the structure ({where}) has no late_registration")
+    return share, ArrivalCurve(weights)
+
+
+def _tournament(value: Any, path: str, base: Path, players: Players) -> Tournament:
+    spec = checked_mapping(value, path, TOURNAMENT_KEYS)
+    for key in ("name", "start", "structure", "entrants"):
+        if key not in spec:
+            raise ScheduleError(f"{path}.{key}: required")
+    structure, written = _structure(spec["structure"], f"{path}.structure", base)
+    share, curve = _late(spec.get("late_registration"), f"{path}.late_registration", structure, written)
+    reentry = PROBABILITY.check(spec.get("reentry_rate", 0.0), f"{path}.reentry_rate")
+    if reentry and structure.reentry.max_entries < 2:
+        raise ScheduleError(f"{path}.reentry_rate: the structure ({written}) allows no re-entry (reentry.max_entries)")
+    return Tournament(
+        name=_text(spec["name"], f"{path}.name"),
+        start_s=_start(spec["start"], f"{path}.start"),
+        structure=structure,
+        structure_file=written,
+        entrants=_entrants(spec["entrants"], f"{path}.entrants"),
+        late_share=share,
+        late_curve=curve,
+        reentry_rate=reentry,
+        players=_players(spec.get("players"), f"{path}.players", players),
+    )
+
+
+def _sit_and_gos(value: Any, path: str, base: Path, players: Players) -> SitAndGos:
+    spec = checked_mapping(value, path, SIT_AND_GO_KEYS)
+    for key in ("name", "structure", "arrivals_per_minute"):
+        if key not in spec:
+            raise ScheduleError(f"{path}.{key}: required")
+    structure, written = _structure(spec["structure"], f"{path}.structure", base)
+    if structure.max_entrants < MINIMUM_FIELD:
+        raise ScheduleError(f"{path}.structure: {written} sets no max_entrants: a sit-and-go starts when full")
+    if structure.late_registration is not None:
+        raise ScheduleError(f"{path}.structure: {written} has late registration: a sit-and-go starts full")
+    rates = spec["arrivals_per_minute"]
+    where = f"{path}.arrivals_per_minute"
+    if not isinstance(rates, list):
+        rates = [rates] * 24
+    if len(rates) != 24:
+        raise ScheduleError(f"{where}: expected one rate or 24 (one per hour from 00:00), got {len(rates)}")
+    per_minute = tuple(NON_NEGATIVE.check(r, f"{where}[{h}]") for h, r in enumerate(rates))
+    if not any(per_minute):
+        raise ScheduleError(f"{where}: at least one hour needs arrivals")
+    return SitAndGos(
+        name=_text(spec["name"], f"{path}.name"),
+        structure=structure,
+        structure_file=written,
+        rate=HourlyRate(per_minute),
+        players=_players(spec.get("players"), f"{path}.players", players),
+    )
+
+
+def schedule_from_mapping(data: Any, source: str, base: Path) -> Schedule:
+    """Build and check a schedule from parsed YAML; structure files are read relative to ``base``;
+    errors start with ``source: <field path>``."""
+    try:
+        return _schedule(data, source, base)
+    except InputError as exc:
+        raise ScheduleError(f"{source}: {exc}") from None
+
+
+def _schedule(data: Any, source: str, base: Path) -> Schedule:
+    if not isinstance(data, dict):
+        raise ScheduleError(f"expected a mapping of {', '.join(SCHEDULE_KEYS)}, got {type(data).__name__}")
+    spec = checked_mapping(data, "schedule", SCHEDULE_KEYS)
+    players = _players(spec.get("players"), "players", Players())
+    events: list[Event] = []
+    for key, build in (("tournaments", _tournament), ("sit_and_gos", _sit_and_gos)):
+        listed = spec.get(key) or []
+        if not isinstance(listed, list):
+            raise ScheduleError(f"{key}: expected a list, got {type(listed).__name__}")
+        events += [build(item, f"{key}[{i}]", base, players) for i, item in enumerate(listed)]
+    if not events:
+        raise ScheduleError("tournaments: a schedule needs at least one tournament or sit_and_gos entry")
+    names = [e.name for e in events]
+    for name in names:
+        if names.count(name) > 1:
+            raise ScheduleError(f"name: {name!r} is used twice; every event needs its own name")
+    return Schedule(name=_text(spec.get("name", Path(source).stem), "name"), source=source, events=tuple(events))
+
+
+def load_schedule(path: str | Path) -> Schedule:
+    """Read and check a schedule file and every structure it names."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ScheduleError(f"{path}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ScheduleError(f"{path}: not valid YAML: {exc}") from None
+    return schedule_from_mapping(data, str(path), path.parent)
+

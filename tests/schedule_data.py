@@ -1,0 +1,85 @@
+"""Inputs for the schedule and plan tests: the quick example day, a constructed run of it, and
+schedule.json / capacity.json documents written to the schemas their producers document."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim.schedule.demand import QUANTITIES, Load
+from sim.schedule.replication import EventRun, Outcome
+from sim.schedule.runner import ScheduleRun
+from sim.schedule.spec import Schedule, load_schedule
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "sim" / "schedules" / "quick.yaml"
+ONLINE_DAY = ROOT / "sim" / "schedules" / "online-day.yaml"
+METADATA = {
+    "tablestorm_version": "0.1.0", "command_line": "tablestorm schedule sim/schedules/quick.yaml",
+    "started_at": "2026-12-01T12:00:00+00:00",
+    "machine": {"hostname": "test", "cores": 2, "platform": "Linux", "python": "3.11", "ray": "2.60.0"},
+}
+
+
+def constructed_run(schedule: Schedule | None = None, replications: int = 3) -> ScheduleRun:
+    """A run of the quick day with made-up loads: each event's tables rise and fall over 30
+    minutes from its start, a little more in each replication (no Ray, no engine)."""
+    schedule = schedule or load_schedule(QUICK)
+    runs = []
+    for replication in range(replications):
+        for k, event in enumerate(schedule.events):
+            start = 720 + 5 * k
+            shape = np.concatenate([np.arange(1, 16), np.arange(15, 0, -1)]).astype(np.int64) * (replication + 1)
+            counts = np.stack([shape, 8 * shape, 2 * shape, 30 * shape, 90 * shape]).astype(np.int64)
+            assert counts.shape[0] == len(QUANTITIES)
+            outcome = Outcome(start_s=60.0 * start, duration_s=1800.0 + 60 * replication, players=100 + replication,
+                              entries=104 + replication, prize_pool=2000 + 20 * replication, hands=900,
+                              chips_conserved=True)
+            runs.append(EventRun(event.name, replication, event.structure.game.code, Load(start, counts),
+                                 (outcome,), seconds=1.0, cpu_seconds=0.9))
+    return ScheduleRun(schedule=schedule, root_seed=7, replications=tuple(range(replications)), runs=tuple(runs),
+                       wall_s=2.0, cores=2.0, nodes={"node-a": len(runs)})
+
+
+def band(p10: float, p50: float, p90: float) -> dict[str, float]:
+    return {"p10": p10, "p50": p50, "p90": p90}
+
+
+def schedule_doc(minutes: Sequence[Mapping[str, Mapping[str, float]]], games: Sequence[str] = ("7stud",),
+                 replications: int = 20) -> dict[str, Any]:
+    """A schedule.json with these ``minutes`` (each: quantity -> band) and the documented run keys."""
+    return {
+        "schema": "tablestorm.schedule/1",
+        "run": {**METADATA, "schedule": {"file": "day.yaml", "name": "Test day"}, "root_seed": 11,
+                "replications": replications},
+        "games": list(games),
+        "minutes": [{"minute": m, "time": f"{m // 60:02d}:{m % 60:02d}", **copy.deepcopy(dict(row)),
+                     "games": {}} for m, row in enumerate(minutes)],
+        "warnings": [],
+    }
+
+
+def capacity_doc(per_core: Mapping[str, float], *, games: Sequence[str] = ("7stud", "7stud8", "5stud", "7a5draw"),
+                 cores: int = 2, hosts_cores: float = 0.5, fleets_cores: float = 1.0) -> dict[str, Any]:
+    """A capacity.json with the keys sim/capacity/result.py documents (its SLO step at 1,000 bots)."""
+    return {
+        "schema": "tablestorm.capacity/1",
+        "run": {**METADATA, "command_line": "tablestorm capacity smoke", "machine": {**METADATA["machine"],
+                                                                                   "cores": cores}},
+        "scenario_resolved": {"games": [{"game": g} for g in games]},
+        "slo": {"expressions": ["p99_ms<100"], "definition": "..."},
+        "steps": [{"bots": 1000, "hosts": {"cores_used": hosts_cores}, "fleets": {"cores_used": fleets_cores}}],
+        "capacity": {"slo_step": 1000, "reason": "1,000 bots is the largest step that met the SLO",
+                     "per_core": dict(per_core), "hosts_cores_used": hosts_cores},
+        "warnings": [],
+    }
+
+
+def write(path: Path, data: Mapping[str, Any]) -> Path:
+    path.write_text(json.dumps(data))
+    return path

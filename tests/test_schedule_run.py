@@ -1,0 +1,180 @@
+"""Replications on a real (local, loopback) Ray: reproducible from the root seed, each one equal to
+itself re-run alone, one event's replication equal to a direct accelerated run; the command's
+outputs; interruption; the progress line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from schedule_data import METADATA, QUICK, ROOT
+
+from services.engine import Hand
+from sim import cluster
+from sim.cli import main
+from sim.interruption import Interruption
+from sim.schedule.demand import QUANTITIES, turns
+from sim.schedule.progress import Progress
+from sim.schedule.replication import EventRun, draws, play_event, replicate
+from sim.schedule.result import DEMAND, PERCENTILES, SCHEMA, build_schedule, csv_columns
+from sim.schedule.runner import ScheduleRun, run_schedule
+from sim.schedule.spec import Schedule, Tournament, load_schedule
+from sim.tournament.accelerated import AcceleratedTournament
+
+SEED = 5
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[None]:
+    info = cluster.connect(None, num_cpus=2)
+    yield
+    if info.started_here:
+        cluster.disconnect()
+
+
+@pytest.fixture(scope="module")
+def quick() -> Schedule:
+    return load_schedule(QUICK)
+
+
+@pytest.fixture(scope="module")
+def whole(ray_local: None, quick: Schedule) -> ScheduleRun:
+    return run_schedule(quick, root_seed=SEED, replications=range(3), progress=False)
+
+
+def _same(a: EventRun, b: EventRun) -> None:
+    assert (a.name, a.replication, a.game, a.outcomes) == (b.name, b.replication, b.game, b.outcomes)
+    assert a.load.start == b.load.start and np.array_equal(a.load.counts, b.load.counts)
+
+
+def test_the_same_root_seed_gives_the_same_day(whole: ScheduleRun, quick: Schedule) -> None:
+    again = run_schedule(quick, root_seed=SEED, replications=range(3), progress=False)
+    first, second = build_schedule(whole, METADATA), build_schedule(again, METADATA)
+    assert first["minutes"] == second["minutes"] and first["events"] == second["events"]
+    other = build_schedule(run_schedule(quick, root_seed=SEED + 1, replications=range(3), progress=False), METADATA)
+    assert other["minutes"] != first["minutes"]
+
+
+def test_one_replication_rerun_alone_equals_its_part_of_the_whole(whole: ScheduleRun, quick: Schedule) -> None:
+    assert whole.replications == (0, 1, 2) and len(whole.runs) == 3 * len(quick.events)
+    alone = replicate(quick, SEED, 1)  # in this process, no Ray
+    part = [r for r in whole.runs if r.replication == 1]
+    assert len(alone) == len(part)
+    for mine, theirs in zip(alone, part, strict=True):
+        _same(mine, theirs)
+
+
+def test_one_events_replication_is_a_direct_accelerated_run(quick: Schedule) -> None:
+    stud = next(e for e in quick.events if isinstance(e, Tournament))
+    (draw,) = draws(stud, SEED, 2)
+    minutes: Counter[int] = Counter()
+    actions: Counter[int] = Counter()
+
+    def observe(table_id: str, hand: Hand) -> None:
+        minute = int((draw.start_s + direct.now) // 60)
+        minutes[minute] += 1
+        seen.append((minute, hand))
+
+    seen: list[tuple[int, Hand]] = []
+    direct = AcceleratedTournament(
+        stud.structure, entrants=draw.entrants, late_entrants=len(draw.late_arrivals),
+        late_arrivals=draw.late_arrivals, seed=draw.seed, profiles=stud.players.profiles(stud.reentry_rate),
+        observe=observe, tournament_id=stud.name, check_chips=True,
+    )
+    result = direct.run()
+    for minute, hand in seen:
+        actions[minute] += turns(hand.events)
+    run = play_event(stud, SEED, 2)
+    (outcome,) = run.outcomes
+    assert (outcome.duration_s, outcome.entries, outcome.prize_pool, outcome.hands, outcome.chips_conserved) == (
+        result.duration_s, result.entries, result.prize_pool, result.hands, True)
+    hands = run.load.counts[QUANTITIES.index("hands")]
+    assert {run.load.start + k: int(n) for k, n in enumerate(hands) if n} == dict(minutes)
+    assert sum(run.load.counts[QUANTITIES.index("actions")]) == sum(actions.values()) > 0
+    assert run.load.counts[QUANTITIES.index("tables")][0] == result.timeline[0]["tables"]
+
+
+def test_the_command_writes_json_csv_and_html(ray_local: None, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["schedule", str(QUICK), "--replications", "2", "--seed", str(SEED), "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    data = json.loads((out / "schedule.json").read_text())
+    assert data["schema"] == SCHEMA and data["run"]["root_seed"] == SEED and data["run"]["replications"] == 2
+    assert data["run"]["schedule"]["file"] == str(QUICK) and data["run"]["machine"]["cores"] >= 1
+    assert data["chips_conserved"] and printed["chips_conserved"] and printed["root_seed"] == SEED
+    assert data["games"] == ["7stud", "7a5draw", "5stud"]
+    rows = data["minutes"]
+    assert [r["minute"] for r in rows] == list(range(len(rows))) and len(rows) >= 24 * 60
+    busy = rows[721]
+    assert all(busy[q]["p10"] <= busy[q]["p50"] <= busy[q]["p90"] for q in DEMAND) and busy["tables"]["p50"] > 0
+    assert busy["tables"]["p50"] == pytest.approx(sum(busy["games"][g]["tables"]["p50"] for g in data["games"]),
+                                                  abs=2)  # a median of sums is near the sum of medians
+    assert rows[0]["tables"] == {"p10": 0.0, "p50": 0.0, "p90": 0.0}
+    assert data["peak"]["time"].startswith("12:")
+    events = {e["name"]: e for e in data["events"]}
+    assert events["Fast stud"]["start"] == "12:00" and events["Fast stud"]["tournaments"]["p50"] == 1
+    assert events["Fast 5 Card Stud SNG"]["kind"] == "sit_and_go" and events["Fast 5 Card Stud SNG"]["start"] is None
+    with (out / "schedule.csv").open() as handle:
+        table = list(csv.reader(handle))
+    assert table[0] == csv_columns(data["games"]) and len(table) == len(rows) + 1
+    assert float(table[722][table[0].index("total_tables_p50")]) == busy["tables"]["p50"]
+    html = (out / "schedule.html").read_text()
+    assert "Schedule: Quick day" in html and html.count("<svg") >= len(DEMAND) + 1 and "Fast draw" in html
+
+
+def test_an_interrupted_run_keeps_nothing_unfinished(ray_local: None, quick: Schedule) -> None:
+    interruption = Interruption(io.StringIO())
+    interruption.signal_name = "SIGINT"
+    interruption.requested.set()
+    run = run_schedule(quick, root_seed=SEED, replications=range(2), interruption=interruption, progress=False)
+    assert run.replications == () and run.runs == () and run.interrupted == "SIGINT"
+
+
+def test_the_progress_line_counts_replications_and_the_time_left() -> None:
+    now = [100.0]
+    stream = io.StringIO()
+    bar = Progress(4, 8, 80.0, stream=stream, clock=lambda: now[0])
+    now[0] = 130.0
+    assert bar.line(1, 2, 20.0) == ("schedule [######------------------] 1/4 replications, 2/8 tasks, 30s elapsed,"
+                                    " 1m 30s left")
+    bar.update(1, 2, 20.0)
+    bar.update(1, 3, 30.0)  # no new replication, within 10 s: not a terminal, so no line
+    assert stream.getvalue().count("\n") == 1
+    assert PERCENTILES == ("p10", "p50", "p90")
+
+
+def test_ctrl_c_keeps_the_replications_that_completed(tmp_path: Path) -> None:
+    """A real command, interrupted once a replication is done: it cancels the rest, writes what
+    completed (marked interrupted) and exits 130."""
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "schedule", str(QUICK), "--replications", "500", "--seed", "2",
+         "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if re.search(r"\] [1-9]\d*/500 replications", line):
+                break
+        else:
+            pytest.fail("the run ended before a replication completed")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=120) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+    data = json.loads((out / "schedule.json").read_text())
+    assert data["run"]["interrupted"] == "SIGINT" and 1 <= data["run"]["replications"] < 500
+    assert data["run"]["replication_numbers"] == sorted(data["run"]["replication_numbers"])
+    assert any("interrupted by SIGINT" in w for w in data["warnings"])
