@@ -25,18 +25,17 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import grpc
 import pytest
-from hypothesis import HealthCheck, event, settings
+from hypothesis import event
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import initialize, invariant, rule
+from service_model import ServiceModel, explore, index, pick, status_of
 from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES
-from table_invariants import CALL_TIMEOUT, ErrorLog, chips_in, first_sight, leak, seq_break, serving
+from table_invariants import CALL_TIMEOUT, chips_in, first_sight, leak, seq_break, serving
 from test_table_service import Stream, token
 
 from services.table.host import HostLimits
@@ -63,16 +62,6 @@ PASSIVE = (pb.ACTION_KIND_CHECK, pb.ACTION_KIND_CALL, pb.ACTION_KIND_BRING_IN, p
 AGGRESSIVE = (pb.ACTION_KIND_RAISE, pb.ACTION_KIND_BET, pb.ACTION_KIND_COMPLETE)
 SERVER_GONE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})
 """How a client sees its stream end when the server dies under it."""
-
-index = st.integers(0, 2**16)
-"""Choices among what the model holds are drawn as indexes: the draws keep one shape whatever the
-server did in between, as Hypothesis requires."""
-
-
-def pick(values: Sequence[Any], i: int) -> Any:
-    """The ``i``-th of ``values`` round the list (None if there are none)."""
-    return values[i % len(values)] if values else None
-
 
 class HostLedger:
     """One server's :class:`~services.table.ledger.TableLedger`: every entry goes straight into the
@@ -162,28 +151,16 @@ class SeatCall(NamedTuple):
     details: str
 
 
-async def status_of(call: Any) -> tuple[grpc.StatusCode, Any, str]:
-    """A call's status, reply (None unless OK) and details: every rule states what it expects."""
-    try:
-        reply = await call
-    except grpc.aio.AioRpcError as exc:
-        return exc.code(), None, exc.details() or ""
-    return OK, reply, ""
-
-
 def end_code(stream: Stream) -> grpc.StatusCode:
     return OK if stream.error is None else stream.error.code()
 
 
-class TableServiceModel(RuleBasedStateMachine):
+class TableServiceModel(ServiceModel):
     """The server, its ledger and its clients, with what the model expects each client to hold;
     each rule is something clients (or a crash) do, each invariant what must hold after it."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.runner = asyncio.Runner()
-        self.logged = ErrorLog()
-        logging.getLogger().addHandler(self.logged)
         self.registry = Registry()
         self.generation = 0
         self.ids = itertools.count(1)
@@ -191,17 +168,7 @@ class TableServiceModel(RuleBasedStateMachine):
         self.tables: list[Table] = []
         self.server = self.run(self._start())
 
-    def run(self, coroutine: Any) -> Any:
-        return self.runner.run(asyncio.wait_for(coroutine, 60))
-
-    def teardown(self) -> None:
-        try:
-            self.run(self._close_all())
-        finally:
-            self.runner.close()
-            logging.getLogger().removeHandler(self.logged)
-
-    async def _close_all(self) -> None:
+    async def close(self) -> None:
         for client in self.clients:
             for holding in client.holdings.values():
                 if holding.stream is not None:
@@ -768,22 +735,10 @@ class TableServiceModel(RuleBasedStateMachine):
         assert not self.logged.lines(), self.logged.lines()
 
 
-def run_model(examples: int, steps: int) -> None:
-    run_state_machine_as_test(
-        TableServiceModel,
-        settings=settings(
-            max_examples=examples,
-            stateful_step_count=steps,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-        ),
-    )
-
-
 def test_the_table_service_keeps_the_model_s_state() -> None:  # TABLE-1, CLOCK-2, CLOCK-3, SHOW-4
-    run_model(examples=8, steps=30)
+    explore(TableServiceModel, examples=8, steps=30)
 
 
 @pytest.mark.slow
 def test_the_table_service_keeps_the_model_s_state_long() -> None:  # TABLE-1, CLOCK-2, CLOCK-3, SHOW-4
-    run_model(examples=40, steps=60)
+    explore(TableServiceModel, examples=40, steps=60)

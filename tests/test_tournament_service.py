@@ -332,17 +332,23 @@ async def check_finished(servers: Servers, tournament_id: str, players: list[Bot
     order = list(payouts.finishing_order)
     entries = {e.entry_id for bot in players for e in bot.of("registered") if e.player_id == bot.player_id}
     assert {p.entry_id for p in order} == entries and len(order) == len(entries) == state.entries
-    places = sorted(p.place for p in order)
-    expected_place = 1
-    for place in sorted(set(places)):  # TOURN-6: tied entries share the best of their places
-        assert place == expected_place, places
-        expected_place += places.count(place)
+    assert tie_consistent([p.place for p in order]), sorted(p.place for p in order)  # TOURN-6
     assert sum(payouts.prizes) == payouts.prize_pool == state.prize_pool
     assert sum(p.prize for p in order) == payouts.prize_pool
     final = await standings(servers, tournament_id)
     assert final[0].stack == expected_chips and all(s.stack == 0 for s in final[1:])
     finished = players[0].of("finished")
     assert len(finished) == 1 and finished[0].winner_entry_id == order[0].entry_id
+
+
+def tie_consistent(places: list[int]) -> bool:
+    """TOURN-6: places 1..N where tied entries share the best of their places."""
+    expected = 1
+    for place in sorted(set(places)):
+        if place != expected:
+            return False
+        expected += places.count(place)
+    return expected == len(places) + 1
 
 
 async def started(

@@ -14,7 +14,7 @@ keeps the server from sending every event to every player.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import NamedTuple
 
 import grpc
@@ -84,10 +84,13 @@ class EventFeed:
             )
         return self._positions[resume_after - 1] + 1
 
-    async def read(self, player_id: str, position: int, own_only: bool = False) -> AsyncIterator[tpb.TournamentEvent]:
-        """Every public entry from ``position`` on, and ``player_id``'s private ones ("" for none),
-        then live ones as they come, until the feed ends. ``own_only``: of the public entries only
-        the tournament's own and those about ``player_id``."""
+    async def read(
+        self, player_id: str, position: int, own_only: bool = False, entitled: Callable[[], bool] = lambda: True
+    ) -> AsyncIterator[tpb.TournamentEvent]:
+        """Every public entry from ``position`` on, and ``player_id``'s private ones ("" for none)
+        while ``entitled()`` says the reader still may see them, then live ones as they come,
+        until the feed ends. ``own_only``: of the public entries only the tournament's own and
+        those about ``player_id``."""
         entries = self._entries
         while True:
             changed = self._changed
@@ -95,7 +98,7 @@ class EventFeed:
                 entry = entries[position]
                 position += 1
                 if entry.player_id:
-                    if entry.player_id == player_id:
+                    if entry.player_id == player_id and entitled():
                         yield entry.event
                 elif not own_only or not entry.about or entry.about == player_id:
                     yield entry.event

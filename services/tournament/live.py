@@ -347,8 +347,7 @@ class LiveTournament:
                 self._servers.report_down(exc.endpoint, str(exc))  # every table there is lost
                 return
             except TableRefused as exc:
-                log.error("a table server refused a call", extra=self._about(table_id=table_id, error=str(exc)))
-                self._push(self._lost(table_id, placement.epoch))
+                self._refused(table_id, placement.epoch, exc)
                 return
 
     async def _open(self, command: OpenTable) -> bool:
@@ -415,8 +414,7 @@ class LiveTournament:
                 self._servers.report_down(exc.endpoint, str(exc))
                 return
             except TableRefused as exc:
-                log.error("a table server refused to deal", extra=self._about(table_id=table_id, error=str(exc)))
-                self._push(self._lost(table_id, placement.epoch))
+                self._refused(table_id, placement.epoch, exc)
                 return
             self._push(self._hand_finished(table_id, placement.epoch, result))
         finally:
@@ -467,6 +465,18 @@ class LiveTournament:
             await client.close_table(wire_id)
         except (TableServerDown, TableRefused) as exc:
             log.info("stale table not closed", extra=self._about(table_id=wire_id, error=str(exc)))
+
+    def _refused(self, table_id: str, epoch: int, exc: TableRefused) -> None:
+        """A table server answered a call on the table with an error: the table is rebuilt.
+        NOT_FOUND is a host fault, not a bug: the server lost the table (it restarted since the
+        table was opened there, before the health checks could notice). Any other status means
+        the director and the table disagree."""
+        about = self._about(table_id=table_id, error=str(exc))
+        if exc.code == grpc.StatusCode.NOT_FOUND:
+            log.warning("a table server lost a table", extra=about)
+        else:
+            log.error("a table server refused a call", extra=about)
+        self._push(self._lost(table_id, epoch))
 
     def _lost(self, table_id: str, epoch: int | None) -> Step:
         """The step rebuilding a lost table (``epoch`` None: one no server took)."""

@@ -188,12 +188,23 @@ class TournamentLobby:
         self, tournament_id: str, player_id: str, token: str | None, resume_after: int | None, own_only: bool = False
     ) -> AsyncIterator[tpb.TournamentEvent]:
         """The tournament's events from ``resume_after`` on (and, for a player with its token, its
-        own SeatAssigned events), then live ones until it finishes; ``own_only`` (with a player):
-        only the tournament's own public events and those of the player's entries."""
+        own SeatAssigned events while that token is the player's: not once it unregistered, nor
+        for whoever takes its id next), then live ones until it finishes; ``own_only`` (with a
+        player): only the tournament's own public events and those of the player's entries."""
         live = self.tournament(tournament_id)
-        if player_id:
-            self._player(tournament_id, player_id, token)
-        return live.feed.read(player_id, live.feed.start_position(resume_after), own_only and bool(player_id))
+        if not player_id:
+            return live.feed.read("", live.feed.start_position(resume_after))
+        self._player(tournament_id, player_id, token)
+        tokens = self._tokens[tournament_id]
+
+        def entitled() -> bool:
+            try:
+                tokens.check(player_id, token)
+            except ServiceError:
+                return False
+            return True
+
+        return live.feed.read(player_id, live.feed.start_position(resume_after), own_only, entitled)
 
     # ----------------------------------------------------------------- shutdown
 

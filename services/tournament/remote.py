@@ -31,6 +31,10 @@ from services.table.tls import ClientTls, channel
 
 CALL_TIMEOUT = 10.0
 """Seconds a director call other than DealHand may take (DealHand lasts as long as its hand)."""
+RECONNECT_BACKOFF_MS = 1000
+"""The longest the channel waits between two attempts to reach a table server it lost. gRPC's own
+default grows to two minutes, and while it waits every call (the health checks included) fails at
+once: a table server back after an outage stayed down to the tournament server for minutes."""
 Q = TypeVar("Q", bound=Message)
 P = TypeVar("P", bound=Message)
 HealthCheck: TypeAlias = (
@@ -101,7 +105,10 @@ class GrpcTableServer:
 
     def __init__(self, endpoint: str, tls: ClientTls | None = None) -> None:
         self.endpoint = endpoint
-        self._channel = channel(endpoint, tls)
+        self._channel = channel(
+            endpoint, tls, options=[("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
+                                    ("grpc.max_reconnect_backoff_ms", RECONNECT_BACKOFF_MS)]
+        )
         self._stub: TableServiceAsyncStub = TableServiceStub(self._channel)
         self._health: HealthCheck = self._channel.unary_unary(  # the health stub is not typed for grpc.aio
             "/grpc.health.v1.Health/Check",
