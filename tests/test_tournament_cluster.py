@@ -1,7 +1,8 @@
 """Live tournaments at size and across nodes (``-m long``: minutes each, outside CI's budget): a
 1,000-entrant Seven Card Stud MTT over gRPC on a local Ray, to a winner, with and without a table
-host killed mid-run; the same tournament on a three-node ``ray.cluster_utils.Cluster`` with its tables on every node and a node's host lost;
-and the MTT's hands and duration against the accelerated forecast over several seeds.
+host killed mid-run; the same tournament on a three-node ``ray.cluster_utils.Cluster`` with its
+tables on every node and a node's host lost; and the MTT's hands and duration against the
+accelerated forecast over several seeds.
 
 The structure is ``sim/tournaments/stud-mtt-fast.yaml`` (15-second levels, a 2-second clock), so
 a thousand bots finish in minutes; each run is bounded by --time-limit.
