@@ -13,17 +13,12 @@ from typing import Any
 
 from sim.reporting import html as h
 from sim.reporting import plots
+from sim.tournament.terminal import hms
 
 __all__ = ["render_tournament_html"]
 
 FINISHERS_SHOWN = 30
 """Rows of the finishing order on the page (tournament.json and the CSV hold every entry)."""
-
-
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
 def _field_figures(doc: Mapping[str, Any]) -> list[str]:
@@ -63,7 +58,7 @@ def _level_rows(doc: Mapping[str, Any]) -> list[list[str]]:
             f"{name.replace('_', ' ')} {amount}" for name, amount in stakes.items() if amount
         )
         rows.append([
-            h.escape("break" if lv["break"] else lv["play_level"]), h.escape(what), h.escape(_clock(lv["start_s"])),
+            h.escape("break" if lv["break"] else lv["play_level"]), h.escape(what), h.escape(hms(lv["start_s"])),
             h.fmt(lv["end_s"] - lv["start_s"], digits=0), h.fmt(lv["average_stack_bb"], digits=1),
         ])
     return rows
@@ -113,7 +108,7 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
             h.card("prize pool", doc["prize_pool"]),
             h.card("places paid", doc["places_paid"]),
             h.card("hands", doc["hands"]),
-            h.card("duration", _clock(doc["duration_s"])),
+            h.card("duration", hms(doc["duration_s"])),
             h.card("hands / hour / table", doc["hands_per_hour_per_table"], digits=1),
             h.card("rebuys · add-ons · re-entries", f"{doc['rebuys']} · {doc['add_ons']} · {doc['reentries']}"),
         ]),
@@ -122,10 +117,10 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
                                     _level_rows(doc), numeric_from=2)),
         h.section("The bubble and hand-for-hand", h.key_values("TOURN-5", {
             "bubble (out one place from the money)": None if bubble is None else
-            f"{bubble['player']} at {_clock(bubble['t'])}",
+            f"{bubble['player']} at {hms(bubble['t'])}",
             "hand-for-hand spans": len(hfh),
-            "hand-for-hand from": None if not hfh else _clock(hfh[0]["start_s"]),
-            "hand-for-hand until": None if not hfh else _clock(hfh[-1]["end_s"]),
+            "hand-for-hand from": None if not hfh else hms(hfh[0]["start_s"]),
+            "hand-for-hand until": None if not hfh else hms(hfh[-1]["end_s"]),
         }), "tables"),
         h.section(f"Finishing order (first {FINISHERS_SHOWN})", h.table(
             ["place", "player", "entry", "prize"],

@@ -12,10 +12,11 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-__all__ = ["TournamentView", "status_line"]
+__all__ = ["TournamentView", "hms", "status_line"]
 
 
-def _clock(seconds: float) -> str:
+def hms(seconds: float) -> str:
+    """``h:mm:ss`` of a tournament's time (the live line's and the report's one spelling)."""
     minutes, secs = divmod(max(0, round(seconds)), 60)
     return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
@@ -24,8 +25,8 @@ def status_line(status: Mapping[str, Any]) -> str:
     """``0:03:10 level 4 (1:20 left) · 612/1000 players · 78 tables · 2,104 hands · 388 out``."""
     level = "break" if status["on_break"] else f"level {status['level']}"
     parts = [
-        f"{_clock(status['elapsed_s'])} {status['status']}",
-        f"{level} ({_clock(status['time_left_s'])} left)" if status["time_left_s"] != float("inf") else level,
+        f"{hms(status['elapsed_s'])} {status['status']}",
+        f"{level} ({hms(status['time_left_s'])} left)" if status["time_left_s"] != float("inf") else level,
         f"{status['players_left']}/{status['entries']} players",
         f"{status['tables']} tables",
         f"{status['hands']:,} hands",
