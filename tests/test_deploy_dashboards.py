@@ -318,8 +318,7 @@ DRAWN_AFTER_S = 20.0
 hosts' series all scraped by then): their peaks are checked against the plan's figures."""
 
 
-@pytest.mark.slow
-@pytest.mark.usefixtures("ray_local")
+@pytest.mark.usefixtures("ray_local")  # 40 s, in CI's default run: the dashboards' acceptance test
 def test_every_panel_returns_data_from_a_real_load(tmp_path: Path) -> None:
     """A 30-second load of the four games on two table hosts, and a plan's forecast exporter, both
     scraped by the run's Prometheus: every panel of the Load test, Table hosts and Capacity
