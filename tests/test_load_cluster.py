@@ -5,7 +5,7 @@ Table hosts are placed with SPREAD, so they land on different nodes; removing a 
 the hosts and fleets on it. The driver must notice, void the hands those hosts were running with an
 exact refund, rebuild their tables on the surviving hosts from the ledger (which lives with the
 registry on the driver's node), replace the lost fleets, and finish the run with every chip
-accounted for. Slow (starting three nodes costs seconds): run before a release with ``pytest -m slow``.
+accounted for. Slow: starting three nodes costs seconds.
 """
 
 from __future__ import annotations

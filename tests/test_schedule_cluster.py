@@ -1,7 +1,6 @@
 """`tablestorm schedule` on a multi-node Ray: three nodes on this machine (``ray.cluster_utils.Cluster``),
 all on 127.0.0.1. The (replication, event) tasks are spread over every node (``SPREAD``), and the day
-they compute is the one a single process computes. Slow (starting three nodes costs seconds):
-run before a release with ``pytest -m slow``.
+they compute is the one a single process computes. Slow: starting three nodes costs seconds.
 """
 
 from __future__ import annotations
