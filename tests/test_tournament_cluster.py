@@ -27,7 +27,6 @@ pytestmark = [pytest.mark.long, pytest.mark.timeout(1800)]  # minutes each: outs
 
 ROOT = Path(__file__).resolve().parent.parent
 MTT = str(ROOT / "sim/tournaments/stud-mtt-fast.yaml")
-FAST = str(ROOT / "sim/tournaments/fast-test.yaml")
 LOOPBACK = "127.0.0.1"
 
 
@@ -78,10 +77,10 @@ def test_the_mtt_hands_and_duration_agree_with_the_forecast(ray_here: None, tmp_
     """Live tables finish hands in real-time order, so an MTT is not the accelerated one hand for hand;
     over several seeds the hands played and the duration of both drivers agree within their spread
     (think times and the pause between hands realized on the live tables)."""
-    flags = [FAST, "--entrants", "24", "--think", "0.3", "--hand-pause", "0.5", "--bots", "strength"]
+    flags = [MTT, "--entrants", "48", "--think", "0.1", "--hand-pause", "0.2", "--bots", "strength"]
     live, accelerated = [], []
     for seed in (1, 2, 3, 4):
-        status, doc = tournament(tmp_path / f"live{seed}", *flags, "--seed", str(seed), "--time-limit", "600")
+        status, doc = tournament(tmp_path / f"live{seed}", *flags, "--seed", str(seed), "--time-limit", "400")
         assert status == 0
         live.append(doc)
         accelerated.append(tournament(tmp_path / f"acc{seed}", *flags, "--seed", str(seed), "--accelerated")[1])
