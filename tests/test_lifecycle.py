@@ -107,10 +107,24 @@ def test_a_tournament_seat_cut_by_a_failing_server_is_resumed() -> None:
 
 @pytest.mark.parametrize(("code", "counted"), [(StatusCode.OK, False), (StatusCode.CANCELLED, False),
                                                (StatusCode.UNAVAILABLE, True)], ids=str)
-def test_a_leaving_bot_opens_no_stream_and_counts_only_real_failures(code: StatusCode, counted: bool) -> None:
+def test_a_leaving_bot_out_of_hands_opens_no_stream_and_counts_only_real_failures(
+    code: StatusCode, counted: bool
+) -> None:
     """Leaving, the bot closes its own stream (CANCELLED) and the server ends it after StandUp (OK):
     neither is an error; anything else is."""
     assert in_phase(Phase.LEAVING).after_stream(code) == (Next.DONE, counted)
+
+
+@pytest.mark.parametrize(("code", "then"), [(StatusCode.OK, (Next.DONE, False)),
+                                            (StatusCode.CANCELLED, (Next.REOPEN, False)),
+                                            (StatusCode.UNAVAILABLE, (Next.RETRY, True)),
+                                            (StatusCode.UNAUTHENTICATED, (Next.DONE, True))], ids=str)
+def test_a_leaving_bot_dealt_in_resumes_to_see_the_hand_end(code: StatusCode, then: tuple[Next, bool]) -> None:
+    """Its table's hand count may be its to make: a drop it made just before the stop is reopened,
+    a failure retried (and counted); a server's own end or a dead token ends it."""
+    lifecycle = in_phase(Phase.LEAVING)
+    assert lifecycle.after_stream(code, dealt_in=True) == then
+    assert lifecycle.phase is Phase.LEAVING
 
 
 @pytest.mark.parametrize("phase", [Phase.STOOD_UP, Phase.STOPPED])

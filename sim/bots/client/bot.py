@@ -176,6 +176,11 @@ class Bot:
         return self._lifecycle.removed
 
     @property
+    def _streaming(self) -> bool:
+        """Whether the stream loop runs (on a stream, or reconnecting)."""
+        return self._run_task is not None and not self._run_task.done()
+
+    @property
     def running(self) -> bool:
         """Started and neither stopped nor given up."""
         return self._run_task is not None and not self._run_task.done() and self._lifecycle.active
@@ -283,6 +288,9 @@ class Bot:
         stream shows it dealt in does not ask: it sits out (so that the table deals it no further
         hand), plays the hand out (:meth:`_leave_turn`) and stands up when the stream says the hand
         is over; a StandUp refused all the same (a hand dealt before the bot saw it) does likewise.
+        It asks only when its stream loop has ended (gave up, or the stream ended before the hand
+        showed): while the loop lives, a bot dealt in waits for the stream to show the hand's end,
+        which its table's count may need (see :mod:`.lifecycle`); a refusal restarts the loop.
 
         At the end of a run every bot leaves at once, and the bots' own burst must not be what
         fails. A gRPC server queues only about 1,000 calls it has not handed to its handlers yet and
@@ -298,8 +306,7 @@ class Bot:
         sit_out = True
         while (remaining := deadline - time.monotonic()) > 0:
             self._hand_over.clear()
-            hand = self._tracker.hand
-            if self._call is None or hand is None or not hand.in_hand:
+            if not self._tracker.dealt_in or not self._streaming:
                 request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
                 try:
                     async with self._leave_gate:
@@ -319,6 +326,8 @@ class Bot:
                         await self._relocate()
                         continue
                     sit_out = True  # dealt into a hand: maybe after an earlier SitOut was undone
+                    if not self._streaming:
+                        self._run_task = asyncio.ensure_future(self._run())  # to see the hand end
                 else:
                     self._lifecycle.stood_up()
                     self._answered()
@@ -432,7 +441,7 @@ class Bot:
             code = await self._session()
             if self._welcomed.is_set():
                 trouble_since, backoff = None, config.backoff[0]
-            then, counts = self._lifecycle.after_stream(code)
+            then, counts = self._lifecycle.after_stream(code, dealt_in=self._tracker.dealt_in)
             if counts:
                 self._error(code)
             if then is Next.DONE or then is Next.GIVE_UP:

@@ -11,7 +11,9 @@
        +-- a tournament seat the director took (SEAT_GONE) --> REMOVED --+
 
 A bot in LEAVING answers its turns by checking or folding and stands up once out of the hand; the
-stop ends in STOPPED whether or not it stood up. What the stream loop does after a stream ended is
+stop ends in STOPPED whether or not it stood up. A leaving bot dealt into a hand keeps (or reopens)
+its stream until it sees that hand end: the lowest seat still seated counts a hand for its table,
+and a bot that only polled for the end would leave the hand uncounted. What the stream loop does after a stream ended is
 :meth:`Lifecycle.after_stream`'s answer, so that the bot's loop only carries it out.
 """
 
@@ -113,15 +115,19 @@ class Lifecycle:
             return True
         return False
 
-    def after_stream(self, code: grpc.StatusCode) -> tuple[Next, bool]:
-        """A stream ended with ``code``: what next, and whether ``code`` counts as an error."""
+    def after_stream(self, code: grpc.StatusCode, *, dealt_in: bool = False) -> tuple[Next, bool]:
+        """A stream ended with ``code``: what next, and whether ``code`` counts as an error.
+        ``dealt_in``: the seat is dealt into a hand the bot has not seen end."""
         phase = self.phase
         if phase in (Phase.STOPPED, Phase.STOOD_UP):
             return Next.DONE, False
         if phase is Phase.LEAVING:
-            # The server closes the stream after StandUp, maybe before its reply arrives; and a
-            # leaving bot needs no stream (it polls for the hand's end).
-            return Next.DONE, code not in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED)
+            # The server closes the stream after StandUp, maybe before its reply arrives; a bot
+            # stopped during its own drop sees the stream end CANCELLED. Neither is an error.
+            counts = code not in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED)
+            if not dealt_in or code is grpc.StatusCode.OK or code in GIVE_UP:
+                return Next.DONE, counts
+            return (Next.RETRY if counts else Next.REOPEN), counts
         if phase is Phase.DROPPED and code is grpc.StatusCode.CANCELLED:
             self.phase = Phase.RESUMING
             return Next.REOPEN, False

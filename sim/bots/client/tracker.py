@@ -101,6 +101,11 @@ class HandTracker:
         self.finished: list[Finished] = []
         """Hands that ended since the bot last took them."""
 
+    @property
+    def dealt_in(self) -> bool:
+        """Whether the seat is dealt into the hand in progress, as far as its events tell."""
+        return self.hand is not None and self.hand.in_hand
+
     def welcome(self, welcome: pb.Welcome, continues: bool) -> None:
         """A stream began; ``continues``: it resumed where the last one stopped, without a gap."""
         table = welcome.table
