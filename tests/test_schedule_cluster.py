@@ -10,40 +10,20 @@ from typing import Any
 
 import numpy as np
 import pytest
+from ray_nodes import loopback_nodes
 from schedule_data import QUICK
 
-from sim import cluster
 from sim.schedule.replication import replicate
 from sim.schedule.runner import run_schedule
 from sim.schedule.spec import load_schedule
 
 pytestmark = pytest.mark.slow
 
-LOOPBACK = "127.0.0.1"
-
 
 @pytest.fixture(scope="module")
 def three_nodes() -> Iterator[Any]:
-    """A head node and two workers (one CPU each), every process bound to 127.0.0.1."""
-    ray = cluster._ray()  # sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before Ray is imported
-    from ray.cluster_utils import Cluster
-
-    if ray.is_initialized():
-        pytest.skip("another Ray is connected in this process")
-    nodes = Cluster(
-        initialize_head=True,
-        head_node_args={"node_ip_address": LOOPBACK, "num_cpus": 1, "include_dashboard": False},
-    )
-    try:
-        for _ in range(2):
-            nodes.add_node(node_ip_address=LOOPBACK, num_cpus=1)
-        nodes.wait_for_nodes(timeout=60)
-        ray.init(address=nodes.address, log_to_driver=False, configure_logging=False)
+    with loopback_nodes(3) as nodes:
         yield nodes
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        nodes.shutdown()
 
 
 def test_the_tasks_spread_over_the_nodes(three_nodes: Any) -> None:

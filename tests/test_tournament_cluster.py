@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ray_nodes import loopback_nodes
 from test_tournament_live import assert_complete
 
 from sim import cluster
@@ -27,8 +28,6 @@ pytestmark = [pytest.mark.long, pytest.mark.timeout(1800)]  # minutes each: outs
 
 ROOT = Path(__file__).resolve().parent.parent
 MTT = str(ROOT / "sim/tournaments/stud-mtt-fast.yaml")
-LOOPBACK = "127.0.0.1"
-
 
 def tournament(out: Path, *flags: str) -> tuple[int, dict[str, Any]]:
     status = main(["tournament", *flags, "--out", str(out)])
@@ -97,26 +96,8 @@ def test_the_mtt_hands_and_duration_agree_with_the_forecast(ray_here: None, tmp_
 
 @pytest.fixture(scope="module")
 def three_nodes() -> Iterator[Any]:
-    """A head node and two workers (one CPU each), every process bound to 127.0.0.1."""
-    ray = cluster._ray()  # sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before Ray is imported
-    from ray.cluster_utils import Cluster
-
-    if ray.is_initialized():
-        ray.shutdown()  # the module's single-node Ray (ray_here) is done with
-    nodes = Cluster(
-        initialize_head=True,
-        head_node_args={"node_ip_address": LOOPBACK, "num_cpus": 1, "include_dashboard": False},
-    )
-    try:
-        for _ in range(2):
-            nodes.add_node(node_ip_address=LOOPBACK, num_cpus=1)
-        nodes.wait_for_nodes(timeout=60)
-        ray.init(address=nodes.address, log_to_driver=False, configure_logging=False)
+    with loopback_nodes(3, replace_connected=True) as nodes:  # the module's single-node Ray is done with
         yield nodes
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        nodes.shutdown()
 
 
 def test_three_nodes_hold_the_tables_and_a_lost_host_is_rebuilt_elsewhere(three_nodes: Any, tmp_path: Path) -> None:
