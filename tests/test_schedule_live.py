@@ -1,0 +1,79 @@
+"""``tablestorm schedule --live``: the scaled-down validation day forecast, then played live through
+the real services (table hosts, the tournament server, bots on a local loopback Ray) on the
+schedule's clock, its per-minute live tables and hands/s inside the forecast's p10-p90 band for at
+least 80% of the minutes (issue 13's validation). The fast tests check what needs no Ray: the
+refusals before anything starts and the comparison's arithmetic.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from schedule_data import QUICK, ROOT
+
+from sim.cli import main
+from sim.schedule.live import LiveDay, LiveMinute
+from sim.schedule.validation import COMPARED, compare
+
+VALIDATION = ROOT / "sim" / "schedules" / "validation.yaml"
+SEED = 13
+INSIDE = 0.8
+"""The issue's acceptance: the share of minutes inside the band, per quantity."""
+
+
+def test_a_schedule_the_live_room_cannot_play_is_refused_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The quick day has sit-and-gos and late registrants, on tables that animate the deal: refused
+    before Ray starts (exit 2), the message naming --live, the file and the field."""
+    out = tmp_path / "out"
+    assert main(["schedule", str(QUICK), "--live", "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"tablestorm schedule: --live: {QUICK}: dealing.card_s: "), error
+    assert not out.exists()
+    day = tmp_path / "day.yaml"
+    day.write_text(QUICK.read_text().replace("players:", "dealing: {card_s: 0}\nplayers:", 1)
+                   .replace("../tournaments/", f"{ROOT}/sim/tournaments/"))
+    assert main(["schedule", str(day), "--live", "--out", str(out)]) == 2
+    assert "--live: " + f"{day}: tournaments[0].late_registration.share: " in capsys.readouterr().err
+
+
+def _row(minute: int, tables: tuple[float, float, float], hands: tuple[float, float, float]) -> dict[str, Any]:
+    return {"minute": minute, "tables": dict(zip(("p10", "p50", "p90"), tables, strict=True)),
+            "hands_per_s": dict(zip(("p10", "p50", "p90"), hands, strict=True))}
+
+
+def test_the_comparison_counts_the_minutes_inside_the_band() -> None:
+    """Inside is p10 <= live <= p90, bounds included; a minute the live day did not reach counts as
+    zero, as an earlier-ended replication's does; the minutes run to the forecast's last table."""
+    rows = [_row(m, (0, 0, 0), (0, 0, 0)) for m in range(720)]
+    rows += [_row(720, (10, 11, 12), (1.0, 1.5, 2.0)), _row(721, (5, 6, 8), (0.5, 1.0, 1.5)),
+             _row(722, (0, 1, 2), (0.0, 0.2, 0.5)), _row(723, (0, 0, 0), (0, 0, 0))]
+    live = LiveDay(replication=20, minutes=(LiveMinute(720, 12, 60), LiveMinute(721, 9, 90)), events=(),
+                   players={}, wall_s=100.0, setup_s=5.0, stopped=None, interrupted=False)
+    section = compare(rows, live)
+    assert [m["minute"] for m in section["minutes"]] == [720, 721, 722]
+    assert [m["tables"]["inside"] for m in section["minutes"]] == [True, False, True]  # 12 <= 12; 9 > 8; 0 >= 0
+    assert [m["hands_per_s"]["live"] for m in section["minutes"]] == [1.0, 1.5, 0.0]
+    assert [m["hands_per_s"]["inside"] for m in section["minutes"]] == [True, True, True]
+    assert section["inside_share"] == {"tables": round(2 / 3, 4), "hands_per_s": 1.0}
+
+
+@pytest.mark.long  # about 6 minutes: the forecast in seconds, then the live day on its real clock
+@pytest.mark.timeout(1200)
+def test_the_validation_day_live_falls_inside_its_forecast(tmp_path: Path) -> None:
+    status = main(["schedule", str(VALIDATION), "--replications", "20", "--seed", str(SEED), "--live",
+                   "--out", str(tmp_path)])
+    data = json.loads((tmp_path / "schedule.json").read_text())
+    live = data["live"]
+    assert status == 0, live["stopped"]
+    assert live["complete"] and len(live["events"]) == 3
+    players = live["players"]
+    assert players["errors"] == {} and players["call_errors"] == {} and players["protocol_violations"] == 0
+    assert len(live["minutes"]) >= 5
+    shares = live["inside_share"]
+    assert all(shares[name] >= INSIDE for name in COMPARED), json.dumps(live["minutes"], indent=1)
+    assert "The day played live" in (tmp_path / "schedule.html").read_text()
