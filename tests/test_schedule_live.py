@@ -8,6 +8,10 @@ refusals before anything starts and the comparison's arithmetic.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +81,32 @@ def test_the_validation_day_live_falls_inside_its_forecast(tmp_path: Path) -> No
     shares = live["inside_share"]
     assert all(shares[name] >= INSIDE for name in COMPARED), json.dumps(live["minutes"], indent=1)
     assert "The day played live" in (tmp_path / "schedule.html").read_text()
+
+
+@pytest.mark.slow  # about 30 s: the forecast, the room's set-up, a minute of the live day
+def test_an_interrupted_live_day_keeps_what_it_measured(tmp_path: Path) -> None:
+    """A real ``tablestorm schedule --live`` process: SIGINT once the live day's first minute is
+    under way, exit 130, schedule.json written with the live minutes so far, marked interrupted."""
+    env = {**os.environ, "RAY_TMPDIR": os.environ.get("RAY_TMPDIR", "/tmp/ray-tablestorm-tests")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "schedule", str(VALIDATION), "--replications", "4", "--seed", "3", "--live",
+         "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if line.startswith("live 12:00 "):
+                break
+        else:
+            pytest.fail("the live day did not start")
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err[-2000:]
+    live = json.loads((tmp_path / "schedule.json").read_text())["live"]
+    assert live["interrupted"] is True and live["stopped"] == "SIGINT" and live["complete"] is False
+    assert [m["minute"] for m in live["minutes"]][:1] == [720]
+    assert live["minutes"][0]["tables"]["live"] == 15  # Stud A's median 120 at 8 seats
+    assert [e["name"] for e in live["events"]] == ["Stud A", "Draw B", "Stud C"]

@@ -3,7 +3,8 @@
 Everything is checked before Ray starts (the schedule file and every structure it names, the
 flags, the output directory); a refusal is one line naming the file and field or the flag, exit 2.
 Exit status: 0 the day was simulated and every tournament conserved its chips; 1 a tournament did
-not (TOURN-11) or a task failed; 2 it did not run; 130 interrupted (what completed is written).
+not (TOURN-11) or a task failed, or (``--live``) a live tournament did not finish with every chip;
+2 it did not run; 130 interrupted (what completed is written).
 """
 
 from __future__ import annotations
@@ -137,8 +138,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     per-minute schedule.csv and schedule.html to --out: per minute of the day the p10/p50/p90 of
     live tables, seated players, hands/s, actions/s and table-service events/s, per game; per event
     its duration, end, entrants and prize pool. Without --address a new local Ray is started on
-    127.0.0.1 and stopped after. Exit status: 0 done, chips conserved; 1 a tournament did not
-    conserve its chips (TOURN-11) or failed; 2 a bad flag or file, or Ray out of reach; 130
+    127.0.0.1 and stopped after. With --live the day is then played on the real services (table
+    hosts, a tournament server and bots on the same Ray, the schedule's clock, each event's median
+    field) and its live tables and hands/s per minute compared with the forecast's p10-p90 band.
+    Exit status: 0 done, chips conserved; 1 a tournament did not conserve its chips (TOURN-11) or
+    failed, or a live one did not finish; 2 a bad flag or file, or Ray out of reach; 130
     interrupted (the completed replications are written).
     """
     p = sub.add_parser("schedule", help="simulate a day's tournament schedule (replications on Ray)",

@@ -144,8 +144,10 @@ def play_live(
     stream: TextIO,
     interruption: Interruption | None = None,
 ) -> LiveDay:
-    """Play replication ``replication``'s draw of ``schedule`` live on the connected Ray, stopping
-    ``limit_s`` seconds after the first start at the latest (:func:`live_problems` must be empty)."""
+    """Play ``schedule`` live on the connected Ray (each event's median field, the seeds of
+    replication ``replication``), stopping ``limit_s`` seconds after the first start at the latest
+    (:func:`live_problems` must be empty). The first Ctrl-C (or SIGTERM) ends the day where it is,
+    what was measured kept; a second stops at once, nothing but the minutes so far kept."""
     import ray
 
     problems = live_problems(schedule)
@@ -156,43 +158,44 @@ def play_live(
     room = LiveRoom(ray, out, hosts=HOSTS, fleets=FLEETS, hand_pause_s=tournaments[0].dealing.between_hands_s,
                     rpc_timeout=max(10.0, *(e.structure.clock_seconds for e in tournaments)))
     setup = time.monotonic()
+    day: list[_Live] = []
+    minutes: list[LiveMinute] = []
+    wall_s = setup_s = 0.0
     try:
-        room.deploy()
-        day: list[_Live] = []
-        for k, event in enumerate(tournaments, 1):
-            (draw,) = draws(event, root_seed, replication)
-            live = _Live(event, _tournament_id(k, event.name), draw.seed, median_field(event))
-            profiles = event.players.profiles(event.reentry_rate)
-            room.create(live.tournament_id, event.structure, live.seed, entrants_of(live.entrants, profiles, live.seed))
-            room.seat(live.tournament_id, room.register(live.tournament_id))
-            day.append(live)
-        setup_s = time.monotonic() - setup
         with interruption.installed() as installed:
             try:
-                minutes, wall_s, stopped = _play(room, day, limit_s, stream, installed)
-                interrupted = installed.requested.is_set()
+                room.deploy()
+                for k, event in enumerate(tournaments, 1):
+                    (draw,) = draws(event, root_seed, replication)
+                    live = _Live(event, _tournament_id(k, event.name), draw.seed, median_field(event))
+                    field = entrants_of(live.entrants, event.players.profiles(event.reentry_rate), live.seed)
+                    room.create(live.tournament_id, event.structure, live.seed, field)
+                    room.seat(live.tournament_id, room.register(live.tournament_id))
+                    day.append(live)
+                setup_s = time.monotonic() - setup
+                wall_s, stopped = _play(room, day, minutes, limit_s, stream, installed)
             except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
-                abort = abort_in(exc)
-                if abort is None:
+                if abort_in(exc) is None:
                     raise
-                minutes, wall_s, stopped, interrupted = [], 0.0, installed.signal_name or "interrupted", True
+                return LiveDay(replication=replication, minutes=tuple(minutes), events=(), players={},
+                               wall_s=0.0, setup_s=0.0, stopped=installed.signal_name or "interrupted",
+                               interrupted=True)
         events = tuple(_outcome(room, live) for live in day)
         players = room.players_report()
         players.pop("first_turns")
         return LiveDay(replication=replication, minutes=tuple(minutes), events=events, players=players,
                        wall_s=round(wall_s, 3), setup_s=round(setup_s, 3), stopped=stopped,
-                       interrupted=interrupted)
+                       interrupted=interruption.requested.is_set())
     finally:
         room.teardown()
 
 
-def _play(room: LiveRoom, day: Sequence[_Live], limit_s: float, stream: TextIO,
-          interruption: Interruption) -> tuple[list[LiveMinute], float, str | None]:
-    """The day on its clock: each tournament begun at its start, the load read at every minute;
-    returns the minutes, the seconds from the first start, and why it stopped early (None: done)."""
+def _play(room: LiveRoom, day: Sequence[_Live], minutes: list[LiveMinute], limit_s: float, stream: TextIO,
+          interruption: Interruption) -> tuple[float, str | None]:
+    """The day on its clock: each tournament begun at its start, the load read at every minute into
+    ``minutes``; returns the seconds from the first start and why it stopped early (None: done)."""
     first = int(day[0].event.start_s // 60)
     began = time.monotonic()
-    minutes: list[LiveMinute] = []
     opened: tuple[int, int, int] | None = None
     """The minute under way: its number, its tables, the hands dealt by its start."""
 
@@ -204,16 +207,19 @@ def _play(room: LiveRoom, day: Sequence[_Live], limit_s: float, stream: TextIO,
     minute = first
     while True:
         boundary = began + 60.0 * (minute - first)
-        while (left := boundary - time.monotonic()) > 0:
+        while True:  # until the minute's boundary, looking once a second
+            left = boundary - time.monotonic()
             stopped = None
-            if interruption.requested.wait(min(POLL_S, left)):
+            if interruption.requested.is_set() or (left > 0 and interruption.requested.wait(min(POLL_S, left))):
                 stopped = interruption.signal_name or "interrupted"
             elif time.monotonic() - began > limit_s:
                 stopped = f"the time limit ({limit_s:g} s)"
+            elif left <= 0:
+                break
             _look(room, day)
-            if stopped is not None or all(live.done for live in day):
+            if stopped is not None or (opened is not None and all(live.done for live in day)):
                 close()
-                return minutes, time.monotonic() - began, stopped
+                return time.monotonic() - began, stopped
         _look(room, day)  # the hands of the minute that ends here, before anything begins
         close()
         for live in day:
@@ -238,11 +244,12 @@ def _look(room: LiveRoom, day: Sequence[_Live]) -> None:
 
 
 def _outcome(room: LiveRoom, live: _Live) -> dict[str, Any]:
+    """One tournament's record; its duration from its start (None: it never began)."""
     result = room.result(live.tournament_id, live.seed)
-    summary = result["summary"]
+    summary, started = result["summary"], result["started_s"]
     return {
         "name": live.event.name, "start": clock(int(live.event.start_s // 60)), "entrants": live.entrants,
         "finished": result["finished"], "chips_conserved": summary.chips_conserved, "halted": result["halted"],
-        "duration_s": round(summary.duration_s - result["started_s"], 3), "hands": summary.hands,
+        "duration_s": None if started is None else round(summary.duration_s - started, 3), "hands": summary.hands,
         "entries": summary.entries,
     }

@@ -130,8 +130,9 @@ def _live(live: Mapping[str, Any]) -> str:
     events = table(
         ["tournament", "start", "entrants", "entries", "hands", "minutes", "finished", "chips conserved"],
         [[escape(e["name"]), escape(e["start"]), fmt(e["entrants"]), fmt(e["entries"]), fmt(e["hands"]),
-          fmt(e["duration_s"] / 60, digits=1), escape("yes" if e["finished"] else "no"),
-          escape("yes" if e["chips_conserved"] else "no")] for e in live["events"]],
+          "–" if e["duration_s"] is None else fmt(e["duration_s"] / 60, digits=1),
+          escape("yes" if e["finished"] else "no"), escape("yes" if e["chips_conserved"] else "no")]
+         for e in live["events"]],
         numeric_from=2,
     )
     stopped = [] if live["stopped"] is None else [banner(f"the live day stopped early: {live['stopped']}")]
