@@ -109,14 +109,14 @@ def _live(live: Mapping[str, Any]) -> str:
     """The live day against the forecast: the share of minutes inside the band, a plot per quantity
     (the forecast's p50 with its p10-p90 band, the live line), the live tournaments."""
     rows = live["minutes"]
-    hours = [row["minute"] / 60 for row in rows]
+    since = [row["minute"] - rows[0]["minute"] for row in rows] if rows else []
     shares = live["inside_share"]
     head = cards([
         *(card(f"{_TITLES[name][1]} minutes inside p10-p90", 100 * (share or 0.0), "%", digits=0)
           for name, share in shares.items()),
         card("minutes compared", len(rows)),
         card("live day", duration(live["wall_s"])),
-        card("replication played", live["replication"]),
+        card("seeds of replication", live["replication"]),
     ])
     figures = []
     for name in shares:
@@ -124,7 +124,8 @@ def _live(live: Mapping[str, Any]) -> str:
                             low=[row[name]["p10"] for row in rows], high=[row[name]["p90"] for row in rows],
                             colour=plots.BLUE)
         measured = plots.Series("live", [row[name]["live"] for row in rows], colour=plots.ORANGE)
-        svg = plots.lines(hours, [band, measured], xlabel="hour of the day", ylabel=_TITLES[name][1])
+        svg = plots.lines(since, [band, measured], xlabel=f"minutes from {rows[0]['time'] if rows else '–'}",
+                          ylabel=_TITLES[name][1])
         figures.append(figure(f"{_TITLES[name][0]}: live against the forecast", svg,
                               [(band.name, plots.BLUE), (measured.name, plots.ORANGE)]))
     events = table(
@@ -136,7 +137,8 @@ def _live(live: Mapping[str, Any]) -> str:
         numeric_from=2,
     )
     stopped = [] if live["stopped"] is None else [banner(f"the live day stopped early: {live['stopped']}")]
-    return section("The day played live", "".join([*stopped, head, *figures, events]), "charts")
+    return (section("The day played live", "".join([*stopped, head, *figures]), "charts")
+            + section("The live tournaments", events))
 
 
 def render_schedule_html(data: Mapping[str, Any]) -> str:
