@@ -7,6 +7,7 @@ refusals before anything starts and the comparison's arithmetic.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -17,6 +18,8 @@ from typing import Any
 
 import pytest
 from schedule_data import QUICK, ROOT
+from test_table_service import run_async
+from test_tournament_service import fast_structure, started, tournament_servers
 
 from sim.cli import main
 from sim.schedule.live import LiveDay, LiveMinute
@@ -43,6 +46,22 @@ def test_a_schedule_the_live_room_cannot_play_is_refused_naming_the_flag(
                    .replace("../tournaments/", f"{ROOT}/sim/tournaments/"))
     assert main(["schedule", str(day), "--live", "--out", str(out)]) == 2
     assert "--live: " + f"{day}: tournaments[0].late_registration.share: " in capsys.readouterr().err
+
+
+@run_async
+async def test_the_tournament_server_counts_a_hand_when_it_has_it_dealt() -> None:
+    """``hands_dealt`` counts a hand at its DealHand, before the pause between hands, the moment a
+    forecast counts it: right after the start, with a 5-second pause, every table's first hand is
+    counted and none has been played."""
+    async with tournament_servers(tables=1, hand_pause_s=5.0) as servers:
+        _, channels, watching = await started(servers, "count", fast_structure("7stud"), entrants=20, seed=4)
+        live = servers.lobby.tournament("count")
+        assert len(live.director.tables) == 3  # 20 players, 8-max (TOURN-2)
+        assert live.hands_dealt == 3 and live.hands == 0
+        for task in watching:
+            task.cancel()
+        await asyncio.gather(*watching, return_exceptions=True)
+        await channels.close()
 
 
 def _row(minute: int, tables: tuple[float, float, float], hands: tuple[float, float, float]) -> dict[str, Any]:
