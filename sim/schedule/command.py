@@ -114,9 +114,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _live(schedule: Schedule, data: dict[str, Any], seed: int, replication: int, out: Path,
           interruption: Interruption) -> dict[str, Any]:
-    """The day live (replication ``replication``'s draw: the one after the forecast's) and its
-    comparison with the forecast in ``data``; stopped :data:`~.live.SLACK_S` after the forecast's
-    last minute with a table."""
+    """The day live (each event's median field, the seeds of replication ``replication``: the one
+    after the forecast's) and its comparison with the forecast in ``data``; stopped
+    :data:`~.live.SLACK_S` after the forecast's last minute with a table at the latest."""
     from .live import SLACK_S, play_live
     from .spec import Tournament
     from .validation import compare
