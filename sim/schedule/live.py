@@ -48,7 +48,9 @@ __all__ = ["LiveDay", "LiveMinute", "live_problems", "median_field", "play_live"
 POLL_S = 1.0
 """Seconds between looks at the tournaments between minutes (to see the day end, or Ctrl-C)."""
 HOSTS = 2
+"""Table hosts of the live room (``tablestorm tournament``'s default)."""
 FLEETS = 2
+"""Player fleets of the live room: every tournament's field is split over them."""
 SLACK_S = 300.0
 """The live day is stopped this long after the forecast's last minute with a table, at the latest."""
 
