@@ -7,7 +7,7 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
       bots: {strength: 3, calling_station: 1, random: 1}
       think_s: {dist: uniform, min: 1, max: 5}
       sitting_out: 0.02
-    dealing: {between_hands_s: 3, card_s: 0.15}   # the tables' own time (default: online tables)
+    dealing: {between_hands_s: 3, card_s: 0.15, action_s: 0}   # the tables' own time (default: online)
     tournaments:                              # scheduled multi-table tournaments
       - name: Stud Daily
         start: "18:00"                        # HH:MM from midnight (or minutes)
@@ -67,7 +67,7 @@ SIT_AND_GO_KEYS: Final = ("name", "structure", "arrivals_per_minute", "players")
 ENTRANTS_KEYS: Final = ("dist", "value", "mean", "sd", "median", "sigma", "values")
 LATE_KEYS: Final = ("share", "curve")
 PLAYERS_KEYS: Final = ("bots", "think_s", "sitting_out")
-DEALING_KEYS: Final = ("between_hands_s", "card_s")
+DEALING_KEYS: Final = ("between_hands_s", "card_s", "action_s")
 
 DAY_S: Final = 86_400.0
 FIELD: Final = Bound(minimum=MINIMUM_FIELD)
@@ -226,12 +226,13 @@ def _players(value: Any, path: str, default: Players) -> Players:
 
 
 def _dealing(value: Any, path: str) -> DealingModel:
-    """The room's tables: seconds between hands and per card dealt (:class:`DealingModel`)."""
+    """The room's tables: seconds between hands, per card dealt and per action (:class:`DealingModel`)."""
     spec = checked_mapping(value, path, DEALING_KEYS)
     return DealingModel(
         between_hands_s=NON_NEGATIVE.check(spec.get("between_hands_s", ONLINE_DEALING.between_hands_s),
                                            f"{path}.between_hands_s"),
         card_s=NON_NEGATIVE.check(spec.get("card_s", ONLINE_DEALING.card_s), f"{path}.card_s"),
+        action_s=NON_NEGATIVE.check(spec.get("action_s", ONLINE_DEALING.action_s), f"{path}.action_s"),
     )
 
 
