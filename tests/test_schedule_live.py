@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from interrupting import interrupt_when
 from schedule_data import QUICK, ROOT
 from test_table_service import run_async
 from test_tournament_service import fast_structure, started, tournament_servers
@@ -111,18 +111,7 @@ def test_an_interrupted_live_day_keeps_what_it_measured(tmp_path: Path) -> None:
         [sys.executable, "-m", "sim.cli", "schedule", str(VALIDATION), "--replications", "4", "--seed", "3", "--live",
          "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
     )
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if line.startswith("live 12:00 "):
-                break
-        else:
-            pytest.fail("the live day did not start")
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    err = interrupt_when(process, lambda line: line.startswith("live 12:00 "))
     assert process.returncode == 130, err[-2000:]
     live = json.loads((tmp_path / "schedule.json").read_text())["live"]
     assert live["interrupted"] is True and live["stopped"] == "SIGINT" and live["complete"] is False
