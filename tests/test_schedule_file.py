@@ -17,6 +17,7 @@ from services.engine import VARIANTS
 from sim.cli import main
 from sim.schedule import spec
 from sim.schedule.spec import ScheduleError, SitAndGos, Tournament, load_schedule, schedule_from_mapping
+from sim.tournament.profiles import DealingModel
 
 DOC = (ROOT / "docs" / "schedules.md").read_text()
 BASE = ROOT / "sim" / "schedules"
@@ -110,6 +111,8 @@ BAD = [
     ("tournaments[0].players", {"think_s": {"dist": "gamma"}}, "tournaments[0].players.think_s.dist: expected fixed"),
     ("tournaments[0].name", _DELETE, "tournaments[0].name: required"),
     ("tournaments[0].colour", "red", "tournaments[0].colour: unknown field"),
+    ("dealing", {"card_s": -1}, "dealing.card_s: must be at least 0, got -1"),
+    ("dealing", {"pause_s": 1}, "dealing.pause_s: unknown field"),
     ("tournaments", {"a": 1}, "tournaments: expected a list"),
     ("tournaments", [], "tournaments: a schedule needs at least one"),
 ]
@@ -173,6 +176,7 @@ TABLES = {
     "### Entrant forecasts (`entrants`)": spec.ENTRANTS_KEYS,
     "### Late registration (`late_registration`)": spec.LATE_KEYS,
     "### Players (`players`)": spec.PLAYERS_KEYS,
+    "### Dealing (`dealing`)": spec.DEALING_KEYS,
 }
 
 
@@ -204,6 +208,18 @@ def test_documented_players_default_is_the_parsers(key: str) -> None:
     assert _parse(written) == _parse(_minimal())
 
 
+@pytest.mark.parametrize("key", spec.DEALING_KEYS)
+def test_documented_dealing_default_is_the_parsers(key: str) -> None:
+    written = _set(_minimal(), "dealing", {key: _default("### Dealing (`dealing`)", key)})
+    assert _parse(written) == _parse(_minimal())
+
+
+def test_the_dealing_is_the_rooms_for_every_event() -> None:
+    data = _set(_minimal(), "dealing", {"between_hands_s": 0.5, "card_s": 0})
+    data["sit_and_gos"] = [{"name": "s", "structure": "../tournaments/5stud-sng.yaml", "arrivals_per_minute": 1}]
+    assert {e.dealing for e in _parse(data).events} == {DealingModel(between_hands_s=0.5, card_s=0.0)}
+
+
 def test_the_documented_schedule_uses_every_key_and_parses() -> None:
     text = DOC.split("### A schedule with every key", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     data = yaml.safe_load(text)
@@ -211,9 +227,9 @@ def test_the_documented_schedule_uses_every_key_and_parses() -> None:
     used = set(data) | {k for t in data["tournaments"] for k in t} | {k for s in data["sit_and_gos"] for k in s}
     used |= {k for t in data["tournaments"] for k in (t.get("late_registration") or {})}
     used |= {k for t in data["tournaments"] for k in (t["entrants"] if isinstance(t["entrants"], dict) else {})}
-    used |= set(data["players"])
+    used |= set(data["players"]) | set(data["dealing"])
     every = {*spec.SCHEDULE_KEYS, *spec.TOURNAMENT_KEYS, *spec.SIT_AND_GO_KEYS, *spec.LATE_KEYS, *spec.PLAYERS_KEYS,
-             *spec.ENTRANTS_KEYS}
+             *spec.ENTRANTS_KEYS, *spec.DEALING_KEYS}
     assert every - used == set()
     assert {e.entrants.kind for e in schedule.events if isinstance(e, Tournament)} == {"fixed", "normal", "lognormal",
                                                                                       "empirical"}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from interrupting import interrupt_when
 
 from sim import cluster
 from sim.cli import main
@@ -129,16 +129,7 @@ def test_an_interrupted_live_run_still_writes_its_files(tmp_path: Path) -> None:
          "--think", "0.5", "--out", str(tmp_path)],
         cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if " running · " in line:
-                break
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    err = interrupt_when(process, lambda line: " running · " in line)
     assert process.returncode == 130, err[-2000:]
     doc = json.loads((tmp_path / "tournament.json").read_text())
     assert doc["interrupted"] is True and doc["finished"] is False and doc["mode"] == "live"

@@ -141,6 +141,9 @@ class LiveTournament:
         """DealHand calls under way."""
         self.hands = 0
         """Hands played to their end on this tournament's tables (voided ones not counted)."""
+        self.hands_dealt = 0
+        """Hands the director had dealt: counted as its ``DealHand`` is carried out, before the pause
+        between hands, the moment a schedule forecast counts a hand (``sim/schedule/demand.py``)."""
         self.tables_lost = 0
         """Tables rebuilt after a fault (their server down, or refusing a director call)."""
         self.hands_by_players: Counter[int] = Counter()
@@ -395,6 +398,7 @@ class LiveTournament:
             await client.set_away(token, wire_id, command.seat, command.away)
         elif isinstance(command, DealHand):
             self._deals += 1
+            self.hands_dealt += 1
             placement.dealing = self._loop.create_task(self._deal(table_id, placement, command))
         else:
             assert isinstance(command, CloseTable), command  # OpenTable and TournamentFinished are not per table

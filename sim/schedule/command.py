@@ -3,7 +3,8 @@
 Everything is checked before Ray starts (the schedule file and every structure it names, the
 flags, the output directory); a refusal is one line naming the file and field or the flag, exit 2.
 Exit status: 0 the day was simulated and every tournament conserved its chips; 1 a tournament did
-not (TOURN-11) or a task failed; 2 it did not run; 130 interrupted (what completed is written).
+not (TOURN-11) or a task failed, or (``--live``) a live tournament did not finish with every chip;
+2 it did not run; 130 interrupted (what completed is written).
 """
 
 from __future__ import annotations
@@ -14,9 +15,15 @@ import secrets
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sim.cluster import add_flags as add_cluster_flags
 from sim.inputs import COUNT, SEED, InputError, flag
+
+if TYPE_CHECKING:
+    from sim.interruption import Interruption
+
+    from .spec import Schedule
 
 __all__ = ["DEFAULT_REPLICATIONS", "register"]
 
@@ -30,6 +37,7 @@ def _fail(message: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from sim import cluster
+    from sim.deployment import DeploymentError
     from sim.interruption import EXIT_STATUS, Abort, Interruption
     from sim.reporting.meta import run_metadata
 
@@ -45,6 +53,12 @@ def _run(args: argparse.Namespace) -> int:
             cluster.check_address(args.address)
     except InputError as exc:  # the schedule's (ScheduleError) or --address's
         return _fail(str(exc))
+    if args.live:
+        from .live import live_problems
+
+        problems = live_problems(schedule)
+        if problems:
+            return _fail(f"--live: {schedule.source}: {problems[0]}")
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -56,23 +70,31 @@ def _run(args: argparse.Namespace) -> int:
     except cluster.ClusterError as exc:
         return _fail(str(exc))
     interruption = Interruption()
+    live: dict[str, Any] | None = None
     try:
         with interruption.installed():
             run = run_schedule(schedule, root_seed=seed, replications=range(args.replications),
                                interruption=interruption)
+        if not run.replications:
+            print("tablestorm schedule: interrupted before a replication completed: nothing was written",
+                  file=sys.stderr)
+            return EXIT_STATUS
+        data = build_schedule(run, run_metadata(args.command_line, started))
+        if args.live and not run.interrupted:
+            live = _live(schedule, data, seed, args.replications, out, interruption)
     except TaskError as exc:
         print(f"tablestorm schedule: {exc}", file=sys.stderr)
         return 1
     except Abort:
         print("tablestorm schedule: stopped at once: nothing was written", file=sys.stderr)
         return EXIT_STATUS
+    except DeploymentError as exc:
+        return _fail(f"--live: {exc}")
     finally:
         if info.started_here:
             cluster.disconnect()
-    if not run.replications:
-        print("tablestorm schedule: interrupted before a replication completed: nothing was written", file=sys.stderr)
-        return EXIT_STATUS
-    data = build_schedule(run, run_metadata(args.command_line, started))
+    if live is not None:
+        data["live"] = live
     with interruption.shielded():
         files = write_schedule(data, out)
         files["html"] = write_schedule_html(data, out)
@@ -82,11 +104,29 @@ def _run(args: argparse.Namespace) -> int:
         "peak": {"time": peak["time"], **{k: peak[k]["p50"] for k in ("tables", "seated_players", "hands_per_s")}},
         "chips_conserved": data["chips_conserved"], "wall_s": data["run"]["wall_s"],
         "ray_overhead_share": data["run"]["ray_overhead_share"],
+        **({} if live is None else {"live_inside_share": live["inside_share"], "live_complete": live["complete"]}),
     }))
     print(f"report: {files['html']}", file=sys.stderr)
-    if run.interrupted:
+    if run.interrupted or (live is not None and live["interrupted"]):
         return EXIT_STATUS
-    return 0 if data["chips_conserved"] else 1
+    return 0 if data["chips_conserved"] and (live is None or live["complete"]) else 1
+
+
+def _live(schedule: Schedule, data: dict[str, Any], seed: int, replication: int, out: Path,
+          interruption: Interruption) -> dict[str, Any]:
+    """The day live (each event's median field, the seeds of replication ``replication``: the one
+    after the forecast's) and its comparison with the forecast in ``data``; stopped
+    :data:`~.live.SLACK_S` after the forecast's last minute with a table at the latest."""
+    from .live import SLACK_S, play_live
+    from .spec import Tournament
+    from .validation import compare
+
+    first = min(e.start_s for e in schedule.events if isinstance(e, Tournament))
+    last = max([row["minute"] for row in data["minutes"] if row["tables"]["p90"] > 0], default=0)
+    limit_s = max(0.0, 60.0 * (last + 1) - first) + SLACK_S
+    day = play_live(schedule, root_seed=seed, replication=replication, out=out / "live", limit_s=limit_s,
+                    stream=sys.stderr, interruption=interruption)
+    return compare(data["minutes"], day)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -98,8 +138,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     per-minute schedule.csv and schedule.html to --out: per minute of the day the p10/p50/p90 of
     live tables, seated players, hands/s, actions/s and table-service events/s, per game; per event
     its duration, end, entrants and prize pool. Without --address a new local Ray is started on
-    127.0.0.1 and stopped after. Exit status: 0 done, chips conserved; 1 a tournament did not
-    conserve its chips (TOURN-11) or failed; 2 a bad flag or file, or Ray out of reach; 130
+    127.0.0.1 and stopped after. With --live the day is then played on the real services (table
+    hosts, a tournament server and bots on the same Ray, the schedule's clock, each event's median
+    field) and its live tables and hands/s per minute compared with the forecast's p10-p90 band.
+    Exit status: 0 done, chips conserved; 1 a tournament did not conserve its chips (TOURN-11) or
+    failed, or a live one did not finish; 2 a bad flag or file, or Ray out of reach; 130
     interrupted (the completed replications are written).
     """
     p = sub.add_parser("schedule", help="simulate a day's tournament schedule (replications on Ray)",
@@ -109,6 +152,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=f"days to simulate (default {DEFAULT_REPLICATIONS})")
     p.add_argument("--seed", type=flag(SEED), default=None,
                    help="root seed of every draw (default: a random one, written to schedule.json)")
+    p.add_argument("--live", action="store_true",
+                   help="then play the day live (table hosts, a tournament server and bots on Ray, the schedule's "
+                   "clock) and compare its tables and hands/s per minute with the forecast's p10-p90 band")
     p.add_argument("--out", default="out/schedule", help="directory for schedule.json, schedule.csv, schedule.html")
     add_cluster_flags(p)
     p.set_defaults(handler=_run)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from dataclasses import dataclass
 from typing import Final
 
@@ -52,6 +53,13 @@ class EntrantForecast:
         """A field size: the draw rounded, at least 2 and at most ``maximum`` (0: no limit)."""
         count = max(MINIMUM_FIELD, round(self.draw_real(rng)))
         return min(count, maximum) if maximum else count
+
+    @property
+    def median(self) -> float:
+        """The middle of the forecast: half the draws are smaller (the field a live check plays)."""
+        if self.kind == "empirical":
+            return float(statistics.median(self.values))
+        return self.value  # normal: its mean; lognormal: its median; fixed: the count
 
     @property
     def mean(self) -> float:

@@ -115,7 +115,8 @@ def play(event: Event, draw: Draw, recorder: LoadRecorder) -> Outcome:
 
     tournament = AcceleratedTournament(
         event.structure, entrants=draw.entrants, late_entrants=len(draw.late_arrivals),
-        late_arrivals=draw.late_arrivals, seed=draw.seed, profiles=profiles, observe=observe, tournament_id=event.name,
+        late_arrivals=draw.late_arrivals, seed=draw.seed, profiles=profiles, dealing=event.dealing, observe=observe,
+        tournament_id=event.name,
     )
     result = tournament.run()
     if dealt:

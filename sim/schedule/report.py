@@ -4,7 +4,7 @@ Read from schedule.json alone (:mod:`.result`), built from the shared report pie
 (:mod:`sim.reporting`): cards for the peak, a band plot per quantity over the day (the median of
 the replications, total and per game, with the total's p10-p90 band), a Gantt of the events (a bar
 from the median start to the median end, the p10-p90 spread of the end beside it) and the events'
-table.
+table; after ``--live``, the live day against the band (:mod:`.validation`).
 """
 
 from __future__ import annotations
@@ -105,6 +105,42 @@ def _events_table(events: Sequence[Mapping[str, Any]]) -> str:
     return table(headers, rows, numeric_from=3)
 
 
+def _live(live: Mapping[str, Any]) -> str:
+    """The live day against the forecast: the share of minutes inside the band, a plot per quantity
+    (the forecast's p50 with its p10-p90 band, the live line), the live tournaments."""
+    rows = live["minutes"]
+    since = [row["minute"] - rows[0]["minute"] for row in rows] if rows else []
+    shares = live["inside_share"]
+    head = cards([
+        *(card(f"{_TITLES[name][1]} minutes inside p10-p90", 100 * (share or 0.0), "%", digits=0)
+          for name, share in shares.items()),
+        card("minutes compared", len(rows)),
+        card("live day", duration(live["wall_s"])),
+        card("seeds of replication", live["replication"]),
+    ])
+    figures = []
+    for name in shares:
+        band = plots.Series("forecast (p50, p10-p90 band)", [row[name]["p50"] for row in rows],
+                            low=[row[name]["p10"] for row in rows], high=[row[name]["p90"] for row in rows],
+                            colour=plots.BLUE)
+        measured = plots.Series("live", [row[name]["live"] for row in rows], colour=plots.ORANGE)
+        svg = plots.lines(since, [band, measured], xlabel=f"minutes from {rows[0]['time'] if rows else '–'}",
+                          ylabel=_TITLES[name][1])
+        figures.append(figure(f"{_TITLES[name][0]}: live against the forecast", svg,
+                              [(band.name, plots.BLUE), (measured.name, plots.ORANGE)]))
+    events = table(
+        ["tournament", "start", "entrants", "entries", "hands", "minutes", "finished", "chips conserved"],
+        [[escape(e["name"]), escape(e["start"]), fmt(e["entrants"]), fmt(e["entries"]), fmt(e["hands"]),
+          "–" if e["duration_s"] is None else fmt(e["duration_s"] / 60, digits=1),
+          escape("yes" if e["finished"] else "no"), escape("yes" if e["chips_conserved"] else "no")]
+         for e in live["events"]],
+        numeric_from=2,
+    )
+    stopped = [] if live["stopped"] is None else [banner(f"the live day stopped early: {live['stopped']}")]
+    return (section("The day played live", "".join([*stopped, head, *figures]), "charts")
+            + section("The live tournaments", events))
+
+
 def render_schedule_html(data: Mapping[str, Any]) -> str:
     run, peak, games = data["run"], data["peak"], data["games"]
     rows = data["minutes"]
@@ -124,6 +160,8 @@ def render_schedule_html(data: Mapping[str, Any]) -> str:
     active = _active(rows)
     body.append(section("Demand over the day", "".join(_band(active, games, name) for name in DEMAND), "charts"))
     body.append(section("Events", _gantt(data["events"]) + _events_table(data["events"])))
+    if data.get("live") is not None:
+        body.append(_live(data["live"]))
     peak_values = {f"{name} (p10 / p50 / p90)": " / ".join(fmt(peak[name][p]) for p in ("p10", "p50", "p90"))
                    for name in DEMAND}
     run_values = {

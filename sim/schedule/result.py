@@ -22,7 +22,15 @@ The whole schema (``"schema": "tablestorm.schedule/1"``):
   of them), ``begin`` and ``end`` (minute of the day the event's first tournament started and its
   last one ended);
 - ``chips_conserved``: every tournament of every replication ended with its chips (TOURN-11);
-- ``warnings``: what a reader must not miss.
+- ``warnings``: what a reader must not miss;
+- ``live`` (only after ``--live``): the day played on the real services against the band
+  (:func:`sim.schedule.validation.compare`): ``replication`` (whose seeds it played),
+  ``complete``, ``stopped``, ``interrupted``, ``setup_s``, ``wall_s``, ``events`` (per tournament
+  ``name``, ``start``, ``entrants``, ``entries``, ``hands``, ``duration_s``, ``finished``,
+  ``chips_conserved``, ``halted``), ``players`` (what the bots saw: ``actions``, ``timeouts``,
+  ``errors``, ``call_errors``, ``protocol_violations``...), ``minutes`` (``minute``, ``time``, and
+  for ``tables`` and ``hands_per_s`` the ``live`` value, the band's ``p10``, ``p50``, ``p90`` and
+  ``inside``) and ``inside_share`` (per quantity, the share of those minutes inside).
 
 ``schedule.csv`` holds the ``minutes`` rows flat: ``minute``, ``time``, then
 ``<scope>_<quantity>_<pNN>`` for the scope ``total`` and each game.

@@ -7,6 +7,7 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
       bots: {strength: 3, calling_station: 1, random: 1}
       think_s: {dist: uniform, min: 1, max: 5}
       sitting_out: 0.02
+    dealing: {between_hands_s: 3, card_s: 0.15, action_s: 0}   # the tables' own time (default: online)
     tournaments:                              # scheduled multi-table tournaments
       - name: Stud Daily
         start: "18:00"                        # HH:MM from midnight (or minutes)
@@ -36,11 +37,13 @@ from services.tournament.structure import StructureError, TournamentStructure, l
 from sim.bots.strategies import BOT_KINDS
 from sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, InputError
 from sim.scenario import checked_mapping, distribution
+from sim.tournament.profiles import ONLINE_DEALING, DealingModel
 
 from .forecast import ENTRANT_KINDS, MINIMUM_FIELD, ArrivalCurve, EntrantForecast, HourlyRate
 from .players import Players
 
 __all__ = [
+    "DEALING_KEYS",
     "ENTRANTS_KEYS",
     "LATE_KEYS",
     "PLAYERS_KEYS",
@@ -57,13 +60,14 @@ __all__ = [
     "schedule_from_mapping",
 ]
 
-SCHEDULE_KEYS: Final = ("name", "players", "tournaments", "sit_and_gos")
+SCHEDULE_KEYS: Final = ("name", "players", "dealing", "tournaments", "sit_and_gos")
 """The keys of a schedule file (docs/schedules.md documents each; a test keeps the two in step)."""
 TOURNAMENT_KEYS: Final = ("name", "start", "structure", "entrants", "late_registration", "reentry_rate", "players")
 SIT_AND_GO_KEYS: Final = ("name", "structure", "arrivals_per_minute", "players")
 ENTRANTS_KEYS: Final = ("dist", "value", "mean", "sd", "median", "sigma", "values")
 LATE_KEYS: Final = ("share", "curve")
 PLAYERS_KEYS: Final = ("bots", "think_s", "sitting_out")
+DEALING_KEYS: Final = ("between_hands_s", "card_s", "action_s")
 
 DAY_S: Final = 86_400.0
 FIELD: Final = Bound(minimum=MINIMUM_FIELD)
@@ -92,6 +96,8 @@ class Tournament:
     reentry_rate: float
     """The share of the field that re-enters when busted while late registration is open."""
     players: Players
+    dealing: DealingModel = ONLINE_DEALING
+    """The tables' own time (the schedule's ``dealing``: the room's, shared by every event)."""
 
     @property
     def expected_players(self) -> float:
@@ -107,6 +113,8 @@ class SitAndGos:
     structure_file: str
     rate: HourlyRate
     players: Players
+    dealing: DealingModel = ONLINE_DEALING
+    """The tables' own time (the schedule's ``dealing``)."""
 
     @property
     def seats(self) -> int:
@@ -217,6 +225,17 @@ def _players(value: Any, path: str, default: Players) -> Players:
     return Players(bots, think, sitting_out)
 
 
+def _dealing(value: Any, path: str) -> DealingModel:
+    """The room's tables: seconds between hands, per card dealt and per action (:class:`DealingModel`)."""
+    spec = checked_mapping(value, path, DEALING_KEYS)
+    return DealingModel(
+        between_hands_s=NON_NEGATIVE.check(spec.get("between_hands_s", ONLINE_DEALING.between_hands_s),
+                                           f"{path}.between_hands_s"),
+        card_s=NON_NEGATIVE.check(spec.get("card_s", ONLINE_DEALING.card_s), f"{path}.card_s"),
+        action_s=NON_NEGATIVE.check(spec.get("action_s", ONLINE_DEALING.action_s), f"{path}.action_s"),
+    )
+
+
 def _structure(value: Any, path: str, base: Path) -> tuple[TournamentStructure, str]:
     written = _text(value, path)
     try:
@@ -239,7 +258,7 @@ def _late(value: Any, path: str, structure: TournamentStructure, where: str) -> 
     return share, ArrivalCurve(weights)
 
 
-def _tournament(value: Any, path: str, base: Path, players: Players) -> Tournament:
+def _tournament(value: Any, path: str, base: Path, players: Players, dealing: DealingModel) -> Tournament:
     spec = checked_mapping(value, path, TOURNAMENT_KEYS)
     for key in ("name", "start", "structure", "entrants"):
         if key not in spec:
@@ -259,10 +278,11 @@ def _tournament(value: Any, path: str, base: Path, players: Players) -> Tourname
         late_curve=curve,
         reentry_rate=reentry,
         players=_players(spec.get("players"), f"{path}.players", players),
+        dealing=dealing,
     )
 
 
-def _sit_and_gos(value: Any, path: str, base: Path, players: Players) -> SitAndGos:
+def _sit_and_gos(value: Any, path: str, base: Path, players: Players, dealing: DealingModel) -> SitAndGos:
     spec = checked_mapping(value, path, SIT_AND_GO_KEYS)
     for key in ("name", "structure", "arrivals_per_minute"):
         if key not in spec:
@@ -287,6 +307,7 @@ def _sit_and_gos(value: Any, path: str, base: Path, players: Players) -> SitAndG
         structure_file=written,
         rate=HourlyRate(per_minute),
         players=_players(spec.get("players"), f"{path}.players", players),
+        dealing=dealing,
     )
 
 
@@ -304,12 +325,13 @@ def _schedule(data: Any, source: str, base: Path) -> Schedule:
         raise ScheduleError(f"expected a mapping of {', '.join(SCHEDULE_KEYS)}, got {type(data).__name__}")
     spec = checked_mapping(data, "schedule", SCHEDULE_KEYS)
     players = _players(spec.get("players"), "players", Players())
+    dealing = _dealing(spec.get("dealing"), "dealing")
     events: list[Event] = []
     for key, build in (("tournaments", _tournament), ("sit_and_gos", _sit_and_gos)):
         listed = spec.get(key) or []
         if not isinstance(listed, list):
             raise ScheduleError(f"{key}: expected a list, got {type(listed).__name__}")
-        events += [build(item, f"{key}[{i}]", base, players) for i, item in enumerate(listed)]
+        events += [build(item, f"{key}[{i}]", base, players, dealing) for i, item in enumerate(listed)]
     if not events:
         raise ScheduleError("tournaments: a schedule needs at least one tournament or sit_and_gos entry")
     names = [e.name for e in events]

@@ -327,6 +327,7 @@ class AcceleratedTournament:
                     action, think = TIMEOUT, clock  # CLOCK-2, then TOURN-7: away
                 else:
                     action = engine_action(decision)
+                    think += self.dealing.action_s
                 elapsed += think
             table.apply(dealt[actor] + 1, action)
         elapsed += self.dealing.cards_time(hand.events)

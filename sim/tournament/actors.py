@@ -95,13 +95,15 @@ class TournamentActor:
             "tables": len(director.tables),
             "hand_for_hand": director.hand_for_hand,
             "hands": live.hands,
+            "hands_dealt": live.hands_dealt,
             "eliminations": sum(1 for e in director.events if type(e) is ev.Eliminated),
         }
 
     async def result(self, tournament_id: str, seed: int) -> dict[str, Any]:
         """The director's record as ``tournament.json`` has it, with what the run checks: whether
         it finished, its chips (TOURN-11: the winner holds every chip in play), the faults, and
-        when it started (Unix seconds)."""
+        when it started (Unix seconds, and tournament seconds from its creation: the record's times
+        count from then)."""
         live = self._live(tournament_id)
         director = live.director
         finished = director.finished and live.halted is None
@@ -116,6 +118,7 @@ class TournamentActor:
             "finished": finished,
             "halted": live.halted,
             "started_at": None if started is None else created + started,
+            "started_s": started,
             "hands_voided": sum(1 for e in events if type(e) is ev.HandVoided),
             "tables_lost": live.tables_lost,
         }
@@ -126,45 +129,52 @@ class TournamentActor:
 
 @ray.remote(num_cpus=0, max_restarts=0)
 class PlayerFleetActor:
-    """Tournament players of one process: they register in the order given, then play."""
+    """Tournament players of one process, of any number of the server's tournaments: each
+    tournament's register in the order given, then play."""
 
-    def __init__(self, endpoint: str, tournament_id: str, entrants: list[Entrant], config: dict[str, Any]) -> None:
+    def __init__(self, endpoint: str, config: dict[str, Any]) -> None:
         self.endpoint = endpoint
-        self.tournament_id = tournament_id
-        self.entrants = entrants
         self.config = BotConfig(**{**config, "tournament": True, "rebuy": False})
-        self.players: list[TournamentPlayer] = []
+        self.players: dict[str, list[TournamentPlayer]] = {}
+        """By tournament id."""
         self._tasks: list[asyncio.Task[None]] = []
         self._channel: grpc.aio.Channel | None = None
+        self._stub: TournamentServiceAsyncStub | None = None
         self._fleet: Fleet | None = None
 
     async def start(self) -> dict[str, Any]:
-        """Make the fleet and the players in this actor's event loop; returns where it runs."""
+        """Make the fleet and its channel in this actor's event loop; returns where it runs."""
         self._fleet = Fleet(config=self.config)
         self._channel = grpc.aio.insecure_channel(self.endpoint)
-        stub: TournamentServiceAsyncStub = trpc.TournamentServiceStub(self._channel)
-        self.players = [TournamentPlayer(e, self.tournament_id, stub, self._fleet) for e in self.entrants]
+        self._stub = trpc.TournamentServiceStub(self._channel)
         tune_for_latency()
         return {"node_id": ray.get_runtime_context().get_node_id(), "pid": os.getpid()}
 
-    async def register(self) -> int:
-        """Register every player, one after the other in the order given (the director's seat draw
-        follows the registration order: this order is the accelerated driver's); returns the
-        tournament's last seq then."""
+    async def enter(self, tournament_id: str, entrants: list[Entrant]) -> None:
+        """The players of ``entrants`` for tournament ``tournament_id`` (not registered yet)."""
+        assert self._stub is not None and self._fleet is not None, "start() first"
+        stub, fleet = self._stub, self._fleet
+        self.players[tournament_id] = [TournamentPlayer(e, tournament_id, stub, fleet) for e in entrants]
+
+    async def register(self, tournament_id: str) -> int:
+        """Register the tournament's players, one after the other in the order given (the director's
+        seat draw follows the registration order: this order is the accelerated driver's); returns
+        the tournament's last seq then."""
         last = 0
-        for player in self.players:
+        for player in self.players[tournament_id]:
             last = await player.register()
         return last
 
-    async def play(self, resume_after: int | None) -> int:
-        """Every player follows the tournament from after ``resume_after`` (None: the first event)
-        and plays its seats, in the background; returns how many."""
+    async def play(self, tournament_id: str, resume_after: int | None) -> int:
+        """The tournament's players follow it from after ``resume_after`` (None: the first event)
+        and play their seats, in the background; returns how many."""
         gate = asyncio.Semaphore(WATCH_OPENING)
-        self._tasks = [asyncio.ensure_future(p.play(resume_after, gate)) for p in self.players]
-        return len(self._tasks)
+        tasks = [asyncio.ensure_future(p.play(resume_after, gate)) for p in self.players[tournament_id]]
+        self._tasks += tasks
+        return len(tasks)
 
     async def playing(self) -> int:
-        """Players still following the tournament (their streams end when it finishes)."""
+        """Players still following their tournament (their streams end when it finishes)."""
         return sum(1 for task in self._tasks if not task.done())
 
     async def collect(self) -> dict[str, Any]:
@@ -173,20 +183,21 @@ class PlayerFleetActor:
         re-entries, add-ons)."""
         assert self._fleet is not None, "start() first"
         fleet = self._fleet
+        players = [p for listed in self.players.values() for p in listed]
         calls: dict[str, int] = {}
-        for player in self.players:
+        for player in players:
             for code, count in player.record.errors.items():
                 calls[code] = calls.get(code, 0) + count
         return {
             "first_seats": [
                 (p.record.seats[0].table_id, p.record.first_turns.get(p.record.seats[0].seat_token))
-                for p in self.players if p.record.seats
+                for p in players if p.record.seats
             ],
-            "move_latencies": [x for p in self.players for x in p.record.move_latencies],
-            "seats": sum(len(p.record.seats) for p in self.players),
-            "seats_by_endpoint": dict(Counter(seat.endpoint for p in self.players for seat in p.record.seats)),
-            "reentries": sum(p.record.reentries for p in self.players),
-            "add_ons": sum(p.record.add_ons for p in self.players),
+            "move_latencies": [x for p in players for x in p.record.move_latencies],
+            "seats": sum(len(p.record.seats) for p in players),
+            "seats_by_endpoint": dict(Counter(seat.endpoint for p in players for seat in p.record.seats)),
+            "reentries": sum(p.record.reentries for p in players),
+            "add_ons": sum(p.record.add_ons for p in players),
             "actions": fleet.stats.actions,
             "timeouts": fleet.stats.timeouts,
             "late_actions": fleet.tally.late_actions,
@@ -200,7 +211,7 @@ class PlayerFleetActor:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await asyncio.gather(*(p.stop() for p in self.players))
+        await asyncio.gather(*(p.stop() for listed in self.players.values() for p in listed))
         if self._fleet is not None:
             await self._fleet.stop_all(stand_up=False)
         if self._channel is not None:

@@ -25,7 +25,8 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sim import cluster
 from sim.bots.tournament_player import Entrant
@@ -37,7 +38,12 @@ from .outputs import tournament_document
 from .profiles import assign_profiles, driver_rng, player_seed
 from .terminal import TournamentView
 
-__all__ = ["LiveTournamentRun", "entrants_of", "run_live"]
+if TYPE_CHECKING:
+    from services.tournament.structure import TournamentStructure
+
+    from .profiles import PlayerProfile
+
+__all__ = ["LiveRoom", "LiveTournamentRun", "entrants_of", "run_live"]
 
 POLL_S = 1.0
 """Seconds between the driver's looks at the tournament (the live view, chaos, the end)."""
@@ -45,15 +51,15 @@ REGISTER_S = 1.0
 """Seconds one registration may take, at most, on top of START_TIMEOUT for a fleet's (one after another)."""
 
 
-def entrants_of(request: TournamentArgs) -> list[Entrant]:
-    """The field, as the accelerated driver makes it for the same seed."""
-    profiles = assign_profiles(request.entrants, request.profiles, driver_rng(request.seed))
+def entrants_of(entrants: int, profiles: Sequence[PlayerProfile], seed: int) -> list[Entrant]:
+    """The field of ``entrants`` players, as the accelerated driver makes it for the same seed."""
+    assigned = assign_profiles(entrants, profiles, driver_rng(seed))
     return [
         Entrant(
-            player_id=f"p{k}", bot_kind=profile.kind, think=profile.think, seed=player_seed(request.seed, f"p{k}"),
+            player_id=f"p{k}", bot_kind=profile.kind, think=profile.think, seed=player_seed(seed, f"p{k}"),
             auto_rebuy=profile.rebuys, add_on=profile.add_on, reenter=profile.reenter,
         )
-        for k, profile in enumerate(profiles, 1)
+        for k, profile in enumerate(assigned, 1)
     ]
 
 
@@ -75,128 +81,116 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-class LiveTournamentRun:
-    """One live tournament on the Ray this process is connected to."""
+class LiveRoom:
+    """Table hosts, a tournament server and player fleets on the Ray this process is connected to:
+    deployed once (:meth:`deploy`), then any number of tournaments played on them by id."""
 
-    def __init__(self, request: TournamentArgs, run: dict[str, Any], *, stream: TextIO,
-                 interruption: Interruption | None = None) -> None:
-        import ray
-
+    def __init__(self, ray: Any, out: Path, *, hosts: int, fleets: int, hand_pause_s: float,
+                 rpc_timeout: float) -> None:
+        """``hand_pause_s``: the tournament server's pause before every hand (the tables' own time
+        between hands); ``rpc_timeout``: the bots' table calls' (at least the longest action clock)."""
         self.ray = ray
-        self.request = request
-        self.run_meta = run
-        self.interruption = interruption or Interruption()
-        self.view = TournamentView(stream)
-        self.deployment = Deployment(ray, request.out, host_limits={}, bot_config={}, start=time.time())
+        self.hosts = hosts
+        self.fleet_count = fleets
+        self.hand_pause_s = hand_pause_s
+        self.rpc_timeout = rpc_timeout
+        self.deployment = Deployment(ray, out, host_limits={}, bot_config={}, start=time.time())
         self.tournament: Any = None
+        """The tournament server's actor."""
         self.fleets: dict[str, Any] = {}
         self.hosts_killed: list[dict[str, Any]] = []
-        self._players: dict[str, int] = {}
-        """Players of each fleet."""
-        self.registration_s: float | None = None
-        """Seconds the players took to register, one after the other."""
+        self._players: dict[str, dict[str, int]] = {}
+        """Players of each tournament in each fleet."""
         self._host_info: dict[str, ActorInfo] = {}
         """Every table host started, by id (a killed one's stays)."""
 
-    # ----------------------------------------------------------------- the run
-
-    def run(self) -> dict[str, Any]:
-        """Deploy, play to the end (or the limit, or Ctrl-C), collect; returns tournament.json."""
-        try:
-            self._deploy()
-            interrupted = self._play()
-            return self._document(interrupted)
-        finally:
-            self._teardown()
-
-    def _deploy(self) -> None:
+    def deploy(self) -> None:
+        """Start the hosts, the tournament server on this node, and the fleets."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         from .actors import PlayerFleetActor, TournamentActor
 
-        ray, request, deployment = self.ray, self.request, self.deployment
-        hosts = deployment.start_hosts(request.hosts)
+        ray, deployment = self.ray, self.deployment
+        hosts = deployment.start_hosts(self.hosts)
         self._host_info = {h: deployment.info[h] for h in hosts}
         endpoints = [deployment.info[h].endpoint for h in hosts]
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         self.tournament = remote(TournamentActor).options(scheduling_strategy=here).remote(
-            endpoints, request.dealing.between_hands_s
+            endpoints, self.hand_pause_s
         )
         endpoint = within(ray, self.tournament.start.remote(), START_TIMEOUT, "the tournament server")["endpoint"]
-        config = {"rpc_timeout": max(10.0, request.structure.clock_seconds)}
         placement = deployment.placement
-        for k, block in enumerate(_blocks(entrants_of(request), request.fleets)):
+        for k in range(self.fleet_count):
             fleet_id = f"players-{k}"
             strategy = placement.strategy([*deployment.running, *self.fleets])
-            self._players[fleet_id] = len(block)
             self.fleets[fleet_id] = remote(PlayerFleetActor).options(scheduling_strategy=strategy).remote(
-                endpoint, TOURNAMENT_ID, block, config
+                endpoint, {"rpc_timeout": self.rpc_timeout}
             )
             info = within(ray, self.fleets[fleet_id].start.remote(), START_TIMEOUT, f"player fleet {fleet_id}")
             placement.placed({fleet_id: info["node_id"]})
-        within(ray, self.tournament.create.remote(TOURNAMENT_ID, request.structure, request.seed), CALL_TIMEOUT,
+
+    def create(self, tournament_id: str, structure: TournamentStructure, seed: int,
+               entrants: Sequence[Entrant]) -> None:
+        """Open a tournament for registration and give its players to the fleets (p1.. in the first)."""
+        ray = self.ray
+        within(ray, self.tournament.create.remote(tournament_id, structure, seed), CALL_TIMEOUT,
                "the tournament server")
+        blocks = _blocks(entrants, min(len(self.fleets), len(entrants)))
+        self._players[tournament_id] = {}
+        for (fleet_id, fleet), block in zip(self.fleets.items(), blocks, strict=False):
+            self._players[tournament_id][fleet_id] = len(block)
+            within(ray, fleet.enter.remote(tournament_id, block), CALL_TIMEOUT, f"player fleet {fleet_id}")
 
-    def _play(self) -> bool:
-        """Register, start and follow the tournament; returns whether it was interrupted."""
-        ray, tournament = self.ray, self.tournament
+    def register(self, tournament_id: str) -> int:
+        """Register its players, fleets in turn (the registration order is p1..pN); returns the
+        tournament's last seq then."""
         last = 0
-        with self.interruption.installed() as interruption:
-            try:
-                began = time.monotonic()
-                for fleet_id, fleet in self.fleets.items():  # in turn: the registration order is p1..pN
-                    bound = START_TIMEOUT + REGISTER_S * self._players[fleet_id]
-                    last = within(ray, fleet.register.remote(), bound, f"player fleet {fleet_id} registering")
-                self.registration_s = time.monotonic() - began
-                status = within(ray, tournament.status.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
-                # A sit-and-go started at its last registration: its players follow it from the first event;
-                # an MTT's players skip the registrations, which they need not read a thousand times each.
-                resume_after = None if status["status"] != "registering" else last
-                within(ray, [f.play.remote(resume_after) for f in self.fleets.values()], CALL_TIMEOUT, "the fleets")
-                within(ray, tournament.begin.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
-                return self._follow(interruption)
-            except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
-                if abort_in(exc) is None:
-                    raise
-                return True
+        for fleet_id, players in self._players[tournament_id].items():
+            bound = START_TIMEOUT + REGISTER_S * players
+            last = within(self.ray, self.fleets[fleet_id].register.remote(tournament_id), bound,
+                          f"player fleet {fleet_id} registering")
+        return last
 
-    def _follow(self, interruption: Interruption) -> bool:
-        ray, request = self.ray, self.request
-        chaos = sorted(request.chaos, key=lambda event: event.at)
-        began = time.monotonic()
-        while True:
-            status = within(ray, self.tournament.status.remote(TOURNAMENT_ID), CALL_TIMEOUT, "the tournament server")
-            self.view.update(status)
-            if status["status"] == "finished" or status["halted"] is not None:
-                return False
-            elapsed = time.monotonic() - began
-            while chaos and chaos[0].at <= elapsed:
-                chaos.pop(0)
-                self._kill_host(elapsed)
-            if elapsed > request.time_limit_s:
-                self.view.note(f"the time limit ({request.time_limit_s:g} s, --time-limit) is up: stopping")
-                return False
-            if interruption.requested.wait(POLL_S):
-                return True
+    def seat(self, tournament_id: str, last: int) -> None:
+        """Its registered players follow it (``last``: :meth:`register`'s seq). A sit-and-go started
+        at its last registration: its players follow it from the first event; an MTT's skip the
+        registrations, which they need not read a thousand times each."""
+        resume_after = None if self.status(tournament_id)["status"] != "registering" else last
+        within(self.ray, [self.fleets[f].play.remote(tournament_id, resume_after)
+                          for f in self._players[tournament_id]], CALL_TIMEOUT, "the fleets")
 
-    def _kill_host(self, elapsed: float) -> None:
-        """Chaos: kill the first live table host (its tables are rebuilt elsewhere by the server)."""
+    def begin(self, tournament_id: str) -> None:
+        """Start it (the seat draw, then the deals); a started sit-and-go is left alone."""
+        within(self.ray, self.tournament.begin.remote(tournament_id), CALL_TIMEOUT, "the tournament server")
+
+    def status(self, tournament_id: str) -> dict[str, Any]:
+        """What the live view shows (:meth:`TournamentActor.status`), now."""
+        status: dict[str, Any] = within(self.ray, self.tournament.status.remote(tournament_id), CALL_TIMEOUT,
+                                        "the tournament server")
+        return status
+
+    def result(self, tournament_id: str, seed: int) -> dict[str, Any]:
+        """The director's record and the run's checks (:meth:`TournamentActor.result`)."""
+        result: dict[str, Any] = within(self.ray, self.tournament.result.remote(tournament_id, seed), CALL_TIMEOUT,
+                                        "the tournament server")
+        return result
+
+    def kill_host(self, at_s: float) -> dict[str, Any] | None:
+        """Chaos, ``at_s`` seconds into the run: kill the first live table host (its tables are
+        rebuilt elsewhere by the server); returns what was killed (None with a single host left)."""
         deployment = self.deployment
         if len(deployment.hosts) < 2:
-            return
+            return None
         host_id = sorted(deployment.hosts)[0]
         info = deployment.info[host_id]
         deployment.remove_host(host_id)
-        self.hosts_killed.append({"at_s": round(elapsed, 3), "host": host_id, "endpoint": info.endpoint})
-        self.view.note(f"chaos: killed table host {host_id} ({info.endpoint}) at {elapsed:.1f} s")
+        killed = {"at_s": round(at_s, 3), "host": host_id, "endpoint": info.endpoint}
+        self.hosts_killed.append(killed)
+        return killed
 
-    # ----------------------------------------------------------------- the end
-
-    def _document(self, interrupted: bool) -> dict[str, Any]:
-        ray, request = self.ray, self.request
-        self.view.finish()
-        outcome = within(ray, self.tournament.result.remote(TOURNAMENT_ID, request.seed), CALL_TIMEOUT,
-                         "the tournament server")
+    def players_report(self) -> dict[str, Any]:
+        """What the fleets' players saw, over every tournament played here: the bots' actions,
+        timeouts, errors and protocol violations, seats, move latencies, first turns by table."""
         reports = self.deployment.broadcast(self.fleets, "collect")
         moves = [x for r in reports for x in r["move_latencies"]]
         errors: dict[str, int] = {}
@@ -205,21 +199,12 @@ class LiveTournamentRun:
             for into, key in ((errors, "errors"), (calls, "call_errors")):
                 for code, count in report[key].items():
                     into[code] = into.get(code, 0) + count
-        started = outcome["started_at"]
         first: dict[str, float] = {}
         for table_id, at in (pair for r in reports for pair in r["first_seats"]):
             if at is not None:
                 first[table_id] = min(first.get(table_id, at), at)
-        live = {
-            "hosts": request.hosts,
-            "fleets": request.fleets,
-            "nodes": sum(1 for n in ray.nodes() if n.get("Alive")),
-            "hosts_killed": self.hosts_killed,
-            "tables_lost": outcome["tables_lost"],
-            "hands_voided": outcome["hands_voided"],
-            "halted": outcome["halted"],
-            "registration_s": self.registration_s,
-            "start_burst_s": None if started is None or not first else max(first.values()) - started,
+        return {
+            "first_turns": first,
             "move_latency_ms": {
                 "count": len(moves),
                 "p50": None if not moves else 1000 * (_percentile(moves, 0.5) or 0.0),
@@ -236,8 +221,6 @@ class LiveTournamentRun:
             "protocol_violations": sum(len(r["violations"]) for r in reports),
             "violations": [v for r in reports for v in r["violations"]][:20],
         }
-        return tournament_document(outcome["summary"], mode="live", finished=outcome["finished"],
-                                   interrupted=interrupted, run=self.run_meta, live=live)
 
     def _seats_by_node(self, reports: Sequence[dict[str, Any]]) -> dict[str, int]:
         """Seats assigned at each Ray node's table hosts (the killed ones' included)."""
@@ -249,7 +232,8 @@ class LiveTournamentRun:
                 counts[node] = counts.get(node, 0) + count
         return counts
 
-    def _teardown(self) -> None:
+    def teardown(self) -> None:
+        """Stop and end every actor started here."""
         deployment = self.deployment
         with contextlib.suppress(Exception):
             deployment.broadcast(self.fleets, "stop", timeout=30.0)
@@ -260,6 +244,99 @@ class LiveTournamentRun:
         for handle in [*self.fleets.values(), *([self.tournament] if self.tournament is not None else [])]:
             deployment.end(handle)
         deployment.kill_all()
+
+
+class LiveTournamentRun:
+    """One live tournament on a room of its own, on the Ray this process is connected to."""
+
+    def __init__(self, request: TournamentArgs, run: dict[str, Any], *, stream: TextIO,
+                 interruption: Interruption | None = None) -> None:
+        import ray
+
+        self.request = request
+        self.run_meta = run
+        self.interruption = interruption or Interruption()
+        self.view = TournamentView(stream)
+        self.room = LiveRoom(ray, request.out, hosts=request.hosts, fleets=request.fleets,
+                             hand_pause_s=request.dealing.between_hands_s,
+                             rpc_timeout=max(10.0, request.structure.clock_seconds))
+        self.registration_s: float | None = None
+        """Seconds the players took to register, one after the other."""
+
+    # ----------------------------------------------------------------- the run
+
+    def run(self) -> dict[str, Any]:
+        """Deploy, play to the end (or the limit, or Ctrl-C), collect; returns tournament.json."""
+        request, room = self.request, self.room
+        try:
+            room.deploy()
+            room.create(TOURNAMENT_ID, request.structure, request.seed,
+                        entrants_of(request.entrants, request.profiles, request.seed))
+            interrupted = self._play()
+            return self._document(interrupted)
+        finally:
+            room.teardown()
+
+    def _play(self) -> bool:
+        """Register, start and follow the tournament; returns whether it was interrupted."""
+        with self.interruption.installed() as interruption:
+            try:
+                began = time.monotonic()
+                last = self.room.register(TOURNAMENT_ID)
+                self.registration_s = time.monotonic() - began
+                self.room.seat(TOURNAMENT_ID, last)
+                self.room.begin(TOURNAMENT_ID)
+                return self._follow(interruption)
+            except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
+                if abort_in(exc) is None:
+                    raise
+                return True
+
+    def _follow(self, interruption: Interruption) -> bool:
+        request, room = self.request, self.room
+        chaos = sorted(request.chaos, key=lambda event: event.at)
+        began = time.monotonic()
+        while True:
+            status = room.status(TOURNAMENT_ID)
+            self.view.update(status)
+            if status["status"] == "finished" or status["halted"] is not None:
+                return False
+            elapsed = time.monotonic() - began
+            while chaos and chaos[0].at <= elapsed:
+                chaos.pop(0)
+                killed = room.kill_host(elapsed)
+                if killed is not None:
+                    self.view.note(f"chaos: killed table host {killed['host']} ({killed['endpoint']}) at "
+                                   f"{elapsed:.1f} s")
+            if elapsed > request.time_limit_s:
+                self.view.note(f"the time limit ({request.time_limit_s:g} s, --time-limit) is up: stopping")
+                return False
+            if interruption.requested.wait(POLL_S):
+                return True
+
+    # ----------------------------------------------------------------- the end
+
+    def _document(self, interrupted: bool) -> dict[str, Any]:
+        request, room = self.request, self.room
+        self.view.finish()
+        outcome = room.result(TOURNAMENT_ID, request.seed)
+        players = room.players_report()
+        first = players.pop("first_turns")
+        started = outcome["started_at"]
+        live = {
+            "hosts": request.hosts,
+            "fleets": request.fleets,
+            "nodes": sum(1 for n in room.ray.nodes() if n.get("Alive")),
+            "hosts_killed": room.hosts_killed,
+            "tables_lost": outcome["tables_lost"],
+            "hands_voided": outcome["hands_voided"],
+            "halted": outcome["halted"],
+            "registration_s": self.registration_s,
+            "start_burst_s": None if started is None or not first else max(first.values()) - started,
+            **players,
+        }
+        return tournament_document(outcome["summary"], mode="live", finished=outcome["finished"],
+                                   interrupted=interrupted, run=self.run_meta, live=live)
 
 
 def run_live(request: TournamentArgs, run: dict[str, Any], *, stream: TextIO) -> dict[str, Any]:

@@ -74,14 +74,17 @@ DEFAULT_PROFILES = (PlayerProfile(),)
 
 @dataclass(frozen=True, slots=True)
 class DealingModel:
-    """Seconds the table itself takes: between hands, and per card dealt (face up or down)."""
+    """Seconds the table itself takes: between hands, per card dealt (face up or down), and per
+    player's action on top of its think time (the service's turnaround: the move to the table, the
+    table's events to the next player; 0 by default, small beside online think times)."""
 
     between_hands_s: float = 3.0
     card_s: float = 0.15
+    action_s: float = 0.0
 
     def __post_init__(self) -> None:
-        if not (self.between_hands_s >= 0 and self.card_s >= 0):
-            raise ValueError("between_hands_s and card_s must not be negative")
+        if not (self.between_hands_s >= 0 and self.card_s >= 0 and self.action_s >= 0):
+            raise ValueError("between_hands_s, card_s and action_s must not be negative")
 
     def cards_time(self, events: Sequence[Event]) -> float:
         """The dealing time of the cards among ``events`` (a street, a draw, a community card)."""
