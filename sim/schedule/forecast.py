@@ -16,11 +16,17 @@ import statistics
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["ENTRANT_KINDS", "ArrivalCurve", "EntrantForecast", "HourlyRate"]
+__all__ = ["ENTRANT_KINDS", "ArrivalCurve", "EntrantForecast", "HourlyRate", "field_size"]
 
 ENTRANT_KINDS: Final = ("fixed", "normal", "lognormal", "empirical")
 MINIMUM_FIELD: Final = 2
 """A tournament needs two players (the director refuses to start with fewer)."""
+
+
+def field_size(count: float, maximum: int = 0) -> int:
+    """``count`` as a field: rounded, at least :data:`MINIMUM_FIELD`, at most ``maximum`` (0: no limit)."""
+    field = max(MINIMUM_FIELD, round(count))
+    return min(field, maximum) if maximum else field
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +57,7 @@ class EntrantForecast:
 
     def draw(self, rng: random.Random, maximum: int = 0) -> int:
         """A field size: the draw rounded, at least 2 and at most ``maximum`` (0: no limit)."""
-        count = max(MINIMUM_FIELD, round(self.draw_real(rng)))
-        return min(count, maximum) if maximum else count
+        return field_size(self.draw_real(rng), maximum)
 
     @property
     def median(self) -> float:

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 from sim.interruption import Interruption, abort_in
 from sim.tournament.live_run import LiveRoom, entrants_of
 
-from .forecast import MINIMUM_FIELD
+from .forecast import field_size
 from .replication import draws
 from .result import clock
 from .spec import Schedule, Tournament
@@ -114,9 +114,7 @@ class LiveDay:
 
 def median_field(event: Tournament) -> int:
     """The forecast's median field, rounded and kept within the structure's limits as a draw is."""
-    field = max(MINIMUM_FIELD, round(event.entrants.median))
-    cap = event.structure.max_entrants
-    return min(field, cap) if cap else field
+    return field_size(event.entrants.median, event.structure.max_entrants)
 
 
 def _tournament_id(k: int, name: str) -> str:
@@ -158,7 +156,7 @@ def play_live(
     interruption = interruption or Interruption()
     tournaments = sorted((e for e in schedule.events if isinstance(e, Tournament)), key=lambda e: e.start_s)
     room = LiveRoom(ray, out, hosts=HOSTS, fleets=FLEETS, hand_pause_s=tournaments[0].dealing.between_hands_s,
-                    rpc_timeout=max(10.0, *(e.structure.clock_seconds for e in tournaments)))
+                    longest_clock_s=max(e.structure.clock_seconds for e in tournaments))
     setup = time.monotonic()
     day: list[_Live] = []
     minutes: list[LiveMinute] = []

@@ -228,12 +228,9 @@ def _players(value: Any, path: str, default: Players) -> Players:
 def _dealing(value: Any, path: str) -> DealingModel:
     """The room's tables: seconds between hands, per card dealt and per action (:class:`DealingModel`)."""
     spec = checked_mapping(value, path, DEALING_KEYS)
-    return DealingModel(
-        between_hands_s=NON_NEGATIVE.check(spec.get("between_hands_s", ONLINE_DEALING.between_hands_s),
-                                           f"{path}.between_hands_s"),
-        card_s=NON_NEGATIVE.check(spec.get("card_s", ONLINE_DEALING.card_s), f"{path}.card_s"),
-        action_s=NON_NEGATIVE.check(spec.get("action_s", ONLINE_DEALING.action_s), f"{path}.action_s"),
-    )
+    return DealingModel(**{
+        key: NON_NEGATIVE.check(spec.get(key, getattr(ONLINE_DEALING, key)), f"{path}.{key}") for key in DEALING_KEYS
+    })
 
 
 def _structure(value: Any, path: str, base: Path) -> tuple[TournamentStructure, str]:

@@ -49,6 +49,8 @@ POLL_S = 1.0
 """Seconds between the driver's looks at the tournament (the live view, chaos, the end)."""
 REGISTER_S = 1.0
 """Seconds one registration may take, at most, on top of START_TIMEOUT for a fleet's (one after another)."""
+MIN_RPC_TIMEOUT_S = 10.0
+"""The bots' table calls' deadline when every action clock is shorter."""
 
 
 def entrants_of(entrants: int, profiles: Sequence[PlayerProfile], seed: int) -> list[Entrant]:
@@ -86,14 +88,15 @@ class LiveRoom:
     deployed once (:meth:`deploy`), then any number of tournaments played on them by id."""
 
     def __init__(self, ray: Any, out: Path, *, hosts: int, fleets: int, hand_pause_s: float,
-                 rpc_timeout: float) -> None:
+                 longest_clock_s: float) -> None:
         """``hand_pause_s``: the tournament server's pause before every hand (the tables' own time
-        between hands); ``rpc_timeout``: the bots' table calls' (at least the longest action clock)."""
+        between hands); ``longest_clock_s``: the longest action clock of the tournaments to be
+        played, which the bots' table calls must outwait (:data:`MIN_RPC_TIMEOUT_S` at least)."""
         self.ray = ray
         self.hosts = hosts
         self.fleet_count = fleets
         self.hand_pause_s = hand_pause_s
-        self.rpc_timeout = rpc_timeout
+        self.rpc_timeout = max(MIN_RPC_TIMEOUT_S, longest_clock_s)
         self.deployment = Deployment(ray, out, host_limits={}, bot_config={}, start=time.time())
         self.tournament: Any = None
         """The tournament server's actor."""
@@ -259,7 +262,7 @@ class LiveTournamentRun:
         self.view = TournamentView(stream)
         self.room = LiveRoom(ray, request.out, hosts=request.hosts, fleets=request.fleets,
                              hand_pause_s=request.dealing.between_hands_s,
-                             rpc_timeout=max(10.0, request.structure.clock_seconds))
+                             longest_clock_s=request.structure.clock_seconds)
         self.registration_s: float | None = None
         """Seconds the players took to register, one after the other."""
 
