@@ -22,6 +22,7 @@ from services.table.host import HostLimits, TableHost, TableSpec
 from services.table.ledger import LedgerEntry, RecoveryPlan
 from services.table.server import ServerConfig, TableServer
 
+from .batching import Batched
 from .bots.client import Assignment, BotConfig, Tls
 from .bots.fleet import Fleet
 from .fleet_metrics import FleetMetrics
@@ -184,6 +185,9 @@ class FleetActor:
         self.start_time = start
         self.config = BotConfig(**config)
         self.registry = None if registry is None else actor(registry)
+        self._where: Batched[str, str | None] = Batched(self._where_many)
+        """Where tables live, asked of the registry in batches (every bot of a lost host's tables
+        asks at once, at each step of its backoff)."""
         self.tls = None if tls_ca is None else Tls(tls_ca)
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
@@ -212,9 +216,12 @@ class FleetActor:
         self._fleet().start = start
 
     async def _resolve(self, table_id: str) -> str | None:
+        return await self._where.ask(table_id)
+
+    async def _where_many(self, table_ids: list[str]) -> list[str | None]:
         assert self.registry is not None
-        endpoint: str | None = await self.registry.where.remote(table_id)
-        return endpoint
+        endpoints: list[str | None] = await self.registry.where_many.remote(table_ids)
+        return endpoints
 
     def _fleet(self) -> Fleet:
         assert self.fleet is not None, "start() first"

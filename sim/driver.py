@@ -57,7 +57,7 @@ import random
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -196,12 +196,14 @@ class LoadTest:
         interruption: Interruption | None = None,
         command: Sequence[str] = (),
         replace_dead_hosts: bool = False,
+        spared_hosts: Collection[str] = (),
     ) -> None:
         """``servers``: load these table servers (``--target``) instead of table hosts of the run's
         own; ``target``: the closed model's bot count at each second of the run, in place of the
         scenario's (see :class:`~sim.shaping.LoadShape`); ``interruption``: the signals of a
         command-line run (see :mod:`sim.interruption`); ``command``: its argv, for the report's
-        metadata."""
+        metadata; ``spared_hosts``: hosts a ``kill-host`` event never picks (a soak's reference host,
+        whose memory it judges over the whole run)."""
         self.scenario = scenario
         self.out_dir = out_dir
         self.address = address
@@ -216,6 +218,7 @@ class LoadTest:
         self.interruption = interruption or Interruption(stream)
         self.command = tuple(command)
         self.replace_dead_hosts = replace_dead_hosts
+        self.spared_hosts = frozenset(spared_hosts)
         self.prometheus_url: str | None = None
         self.prometheus_server: Any = None
         """The run's :class:`~sim.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
@@ -397,8 +400,9 @@ class LoadTest:
     def _inject(self, state: RunState, event: ChaosEvent) -> None:
         deployment, at = state.deployment, self._now(state)
         victims = state.sites.killable()
-        if event.action == "kill-host" and len(victims) > 1:
-            victim = state.rng.choice(sorted(victims))
+        candidates = sorted(set(victims) - self.spared_hosts)
+        if event.action == "kill-host" and len(victims) > 1 and candidates:
+            victim = state.rng.choice(candidates)
             print(f"chaos: killing {victim} at {at:.1f}s", file=self.stream, flush=True)
             state.timeline.chaos(at, event.action, victim)
             # Before the kill, so that every bot can tell the failures it causes from others.

@@ -8,11 +8,12 @@ that host held (see :mod:`services.table.ledger`).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from services.table.ledger import LedgerEntry, RecoveryPlan
+
+from .batching import Batched
 
 
 @dataclass(slots=True)
@@ -75,6 +76,10 @@ class Registry:
             return None
         host = self.hosts.get(table.host_id)
         return host.endpoint if host is not None and host.alive else None
+
+    def where_many(self, table_ids: list[str]) -> list[str | None]:
+        """:meth:`where` of each table, in order (a fleet's batched lookups)."""
+        return [self.where(table_id) for table_id in table_ids]
 
     def move(self, table_id: str, host_id: str) -> None:
         """Hand a dead host's table to ``host_id`` to rebuild; :meth:`where` answers None until the
@@ -141,42 +146,19 @@ class BatchingLedger:
     stored. ``send`` is the remote call (a Ray actor method's ``remote`` in a load run).
     """
 
+    __slots__ = ("_calls", "_host_id", "_send")
+
     def __init__(self, host_id: str, send: Any) -> None:
         self._host_id = host_id
         self._send = send
-        self._pending: list[LedgerEntry] = []
-        self._waiters: list[asyncio.Future[None]] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._calls: Batched[LedgerEntry, None] = Batched(self._write)
+
+    async def _write(self, batch: list[LedgerEntry]) -> list[None]:
+        await self._send(self._host_id, batch)
+        return [None] * len(batch)
 
     async def record(self, entry: LedgerEntry) -> None:
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(entry)
-        self._waiters.append(waiter)
-        self._kick()
-        await waiter
+        await self._calls.ask(entry)
 
     def note(self, entry: LedgerEntry) -> None:
-        self._pending.append(entry)
-        self._kick()
-
-    def _kick(self) -> None:
-        if self._flusher is None:
-            self._flusher = asyncio.get_running_loop().create_task(self._flush())
-
-    async def _flush(self) -> None:
-        try:
-            while self._pending:
-                batch, waiters = self._pending, self._waiters
-                self._pending, self._waiters = [], []
-                try:
-                    await self._send(self._host_id, batch)
-                except Exception as exc:  # the registry is gone: every writer must know
-                    for waiter in waiters:
-                        if not waiter.done():
-                            waiter.set_exception(exc)
-                    continue
-                for waiter in waiters:
-                    if not waiter.done():
-                        waiter.set_result(None)
-        finally:
-            self._flusher = None
+        self._calls.tell(entry)

@@ -34,6 +34,7 @@ from services.table import convert
 from services.table.host import HostLimits
 from services.table.hub import EVENTS, RESULTS, EventLog, LogEntry, Outbox, frame
 from services.table.ledger import LedgerEntry
+from services.table.live_table import RESULT_CACHE
 from services.table.proto_gen import table_service_pb2 as pb
 from services.table.proto_gen import table_service_pb2_grpc as rpc
 from services.table.server import ServerConfig, TableServer
@@ -875,6 +876,31 @@ async def test_act_answers_with_engine_status_and_is_idempotent() -> None:
         assert code == grpc.StatusCode.FAILED_PRECONDITION
         code, _ = await code_of(stub.Act(late, metadata=token(tokens[other.seat])))
         assert code == grpc.StatusCode.PERMISSION_DENIED
+        for stream in streams.values():
+            await stream.close()
+
+
+@run_async
+async def test_a_retry_gets_its_first_answer_while_among_the_seats_last_ids() -> None:
+    async with serving() as (_, stub):
+        await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=11))
+        streams = open_streams(stub, "t", await seat_players(stub, "t", 2))
+        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
+        actor = next(s for s in streams.values() if s.turn is not None)
+        refused = grpc.StatusCode.FAILED_PRECONDITION.value[0]
+        ok = await actor.act(pb.ACTION_KIND_BRING_IN, 2, action_id="bring")
+        assert ok.code == 0
+        acted = len(actor.of("acted"))
+        for k in range(RESULT_CACHE - 1):  # the other player's turn now: each refused, and remembered
+            assert (await actor.act(pb.ACTION_KIND_CALL, action_id=f"late-{k}")).code == refused
+        del actor.results["bring"]
+        assert await actor.act(pb.ACTION_KIND_BRING_IN, 2, action_id="bring") == ok  # among the last 16
+        assert (await actor.act(pb.ACTION_KIND_CALL, action_id="one-more")).code == refused
+        del actor.results["bring"]
+        anew = await actor.act(pb.ACTION_KIND_BRING_IN, 2, action_id="bring")  # forgotten: a new action
+        assert anew.code == refused and "turn" in anew.message, anew
+        await actor.ping(1)
+        assert len(actor.of("acted")) == acted, "the bring-in was applied once"
         for stream in streams.values():
             await stream.close()
 
