@@ -24,7 +24,7 @@ import grpc
 
 from services.engine import Action, ActionKind, IllegalAction, TableOptions
 from services.engine import events as ev
-from services.engine.seated import SeatedTable, TableError
+from services.engine.seated import HandRecord, SeatedTable, TableError
 from services.engine.visibility import view
 
 from . import convert
@@ -240,7 +240,7 @@ class LiveTable(ABC, Generic[T]):
         assert seat is not None
         hands = []
         for kept in seat.history:
-            record = kept.unpacked()
+            record = HandRecord.unpacked(kept)
             events = [
                 convert.event_to_proto(e, record.seats, hand_number=record.hand_number)
                 for e in record.view_for(seat.player_id)

@@ -27,7 +27,7 @@ from services.tournament.live import LiveTournament
 from services.tournament.lobby import LobbyLimits
 from services.tournament.server import TournamentServer, TournamentServerConfig
 from services.tournament.structure import TournamentStructure
-from sim.actors import node_ip
+from sim.actors import SERVICE_ACTOR, node_ip
 from sim.bots.client import BotConfig
 from sim.bots.fleet import Fleet
 from sim.bots.tournament_player import Entrant, TournamentPlayer
@@ -43,7 +43,7 @@ WATCH_OPENING = 50
 """Watch calls a fleet opens at once (a server queues about a thousand calls it has not handed on)."""
 
 
-@ray.remote(num_cpus=0, max_restarts=0)
+@ray.remote(**SERVICE_ACTOR)
 class TournamentActor:
     """A tournament server on Ray, placing its tables on the run's table hosts."""
 
@@ -127,7 +127,7 @@ class TournamentActor:
         await self.server.stop()
 
 
-@ray.remote(num_cpus=0, max_restarts=0)
+@ray.remote(**SERVICE_ACTOR)
 class PlayerFleetActor:
     """Tournament players of one process, of any number of the server's tournaments: each
     tournament's register in the order given, then play."""
