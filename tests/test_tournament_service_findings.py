@@ -1,4 +1,4 @@
-"""What the stateful model of the tournament service found, one test per finding.
+"""What the stateful model of the tournament service (or a failed CI run) found, one test per finding.
 
 Each test is named after what was found and fails on the code before its fix (real sockets and
 servers on 127.0.0.1).
@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
 
+import grpc
 import pytest
 from table_invariants import errors
 from test_table_service import run_async
@@ -24,9 +29,15 @@ from test_tournament_service import (
     until,
 )
 
+from services.table.proto_gen import table_service_pb2 as pb
 from services.table.proto_gen import tournament_pb2 as tpb
+from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
 from services.table.server import ServerConfig, TableServer
+from services.tournament.convert import structure_from_proto
+from services.tournament.live import LiveTournament
+from services.tournament.metrics import TournamentMetrics
 from services.tournament.placement import FaultPolicy, TableServers
+from services.tournament.remote import GrpcTableServer
 
 OUTAGE_S = 20.0
 """Long enough for gRPC's default reconnect backoff (1 s growing by 1.6 each attempt) to pass 5 s."""
@@ -126,3 +137,117 @@ async def test_a_table_server_restarted_before_the_health_checks_notice_costs_it
             assert players[0].of("hand_voided"), "the deal the fresh server refused is void"
             await channels.close()
     assert not logged.lines(), logged.lines()
+
+
+
+@dataclass
+class Gate:
+    """Holds a test's CreateTable calls while :attr:`open` is clear."""
+
+    open: asyncio.Event = field(default_factory=asyncio.Event)
+    waiting: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a CreateTable call waits at the gate."""
+
+
+class SlowToOpen(GrpcTableServer):
+    """A table server's client whose CreateTable calls wait at a :class:`Gate`."""
+
+    def __init__(self, endpoint: str, gate: Gate) -> None:
+        super().__init__(endpoint)
+        self._gate = gate
+
+    async def open_table(self, *args: Any, **kwargs: Any) -> None:
+        if not self._gate.open.is_set():
+            self._gate.waiting.set()
+            await self._gate.open.wait()
+        await super().open_table(*args, **kwargs)
+
+
+@asynccontextmanager
+async def live_tournament(
+    table_servers: int, gate: Gate | None = None, entrants: int = 16
+) -> AsyncIterator[tuple[LiveTournament, TableServers, list[TableServer]]]:
+    """A started tournament of 4-seat stud tables (no player connects: their clocks run out) on
+    ``table_servers`` in-process table servers, health checks off (a test makes them)."""
+    tables = [TableServer(ServerConfig(port=0, drain_seconds=0)) for _ in range(table_servers)]
+    for server in tables:
+        await server.start()
+    gate = gate or Gate()
+    gate.open.set()
+    servers = TableServers([f"127.0.0.1:{s.port}" for s in tables], FaultPolicy(interval_s=3600.0),
+                           functools.partial(SlowToOpen, gate=gate))
+    structure = structure_from_proto(fast_structure("7stud", seats=4, clock_seconds=0.5))
+    live = LiveTournament("k", structure, seed=1, table_seed=1, servers=servers, metrics=TournamentMetrics())
+    try:
+        for k in range(entrants):
+            await live.register(f"p{k}", False)
+        await live.submit(live.director.start)
+        yield live, servers, tables
+    finally:
+        await live.close(drain_s=0)
+        await servers.close()
+        for server in tables:
+            await server.stop(drain_seconds=0)
+
+
+def copies(tables: list[TableServer]) -> list[str]:
+    """The tournament tables open on the table servers (a table twice: a stale copy)."""
+    return sorted(table_id for server in tables if server.host is not None for table_id in server.host.tables)
+
+
+@run_async
+async def test_a_table_server_back_up_between_the_rebuilds_of_its_tables_keeps_no_copy_of_them() -> None:
+    """Found by CI (the frozen server of test_tournament_serve, once in a slow run): a server went
+    down with two tables; the driver rebuilds lost tables one step at a time, and the server's
+    health check passed again between the two steps, while the first rebuild's calls were under
+    way. The second table's copy there was never closed (only tables lost while their server was
+    down were), so its players' streams there never ended. Here the first rebuild is held until
+    the server is up again: every lost copy must be closed, and each table is open exactly once."""
+    gate = Gate()
+    async with live_tournament(2, gate) as (live, servers, (a, b)):
+        await live.pause()
+        await asyncio.wait_for(live.idle.wait(), TIMEOUT)  # the first hands timed out to their end
+        assert copies([a]) == ["k.t1", "k.t3"] and copies([b]) == ["k.t2", "k.t4"]  # least loaded
+
+        gate.open.clear()
+        servers.report_down(f"127.0.0.1:{b.port}", "a test")  # both tables there are lost
+        await asyncio.wait_for(gate.waiting.wait(), TIMEOUT)  # the first rebuild, on A, waits
+        await servers.check()  # B answers its health check: up again, the second table not rebuilt yet
+        assert servers.is_up(f"127.0.0.1:{b.port}")
+        gate.open.set()
+        await asyncio.wait_for(live.idle.wait(), TIMEOUT)  # idle: no step, no deal, no closing under way
+
+        assert live.tables_lost == 2
+        assert copies([a, b]) == ["k.t1", "k.t2", "k.t3", "k.t4"]
+
+
+@run_async
+async def test_the_only_table_server_back_while_a_lost_tables_hand_still_runs_takes_the_table_when_it_ends() -> None:
+    """The rebuild of a table on the server that still holds its stale copy must wait until that
+    copy is gone, which for a tournament table is when its running hand ends (CloseTable). It
+    was offered once, refused (ALREADY_EXISTS) and never again while the server stayed up; now
+    an unplaced table is offered again every second, and the stale copy closed first."""
+    async with live_tournament(1, entrants=4) as (live, servers, (a,)):
+        endpoint = f"127.0.0.1:{a.port}"
+        async with grpc.aio.insecure_channel(endpoint) as channel:  # a spectator sees the hand start
+            stream = TableServiceStub(channel).Play()
+            await stream.write(pb.ClientMessage(hello=pb.Hello(table_id="k.t1", seat=0)))
+            async for message in stream:
+                if any(event.HasField("hand_started") for event in message.events):
+                    break
+            stream.cancel()
+        servers.report_down(endpoint, "a test")  # lost mid-hand: nowhere to go
+        await servers.check()  # back at once, its copy still playing out the hand on the clock
+
+        async def seated_again() -> tpb.SeatAssigned:
+            seats = []
+            async for event in live.feed.read("p0", 0):
+                if event.HasField("seat_assigned"):
+                    seats.append(event.seat_assigned)
+                    if len(seats) == 2:
+                        return event.seat_assigned
+            raise AssertionError("the feed ended")
+
+        assigned = await asyncio.wait_for(seated_again(), TIMEOUT)
+        assert (assigned.table_id, assigned.endpoint) == ("k.t1", endpoint)
+        assert live.tables_lost == 1 and copies([a]) == ["k.t1"]

@@ -15,8 +15,11 @@ lost: ``Director.table_lost`` voids its running hand (every stack back to its st
 and returns the commands that rebuild it, with the stacks the director holds, on a server that
 is up. A table server that answers with an error (:class:`~.remote.TableRefused`: the director
 and the table disagree) has that one table rebuilt the same way. Results of a table's earlier
-placement (its *epoch*) are stale and dropped. Tables left on a server that went down are closed
-there if it comes back.
+placement (its *epoch*) are stale and dropped. The copy a lost table may have left on its server
+is *stale*: closed there as soon as that server is up (at once if it still is), and closed before
+the table is rebuilt on that same server, so a rebuild never meets its own stale copy. A table no
+server takes (all down, or the only one up still plays out the stale copy's hand) is offered again
+every :data:`PLACE_RETRY_S` seconds while a server is up.
 """
 
 from __future__ import annotations
@@ -62,6 +65,11 @@ Step = Callable[[float], list[Command]]
 """One input of the director at tournament time ``now``: returns its commands."""
 WAKE_MARGIN_S = 0.001
 """A level change is run this long after it is due: the loop may fire a timer a tick early."""
+PLACE_RETRY_S = 1.0
+"""An unplaced table is offered to the servers up this often (one may refuse it for a while)."""
+
+StaleCopy = tuple[str, str]
+"""A lost table's copy that may still be on its server: ``(endpoint, wire table id)``."""
 
 
 def _about(event: ev.TournamentEvent) -> str:
@@ -114,7 +122,8 @@ class LiveTournament:
         self.halted: str | None = None
         """Why the tournament stopped before its end, if it did."""
         self.idle = asyncio.Event()
-        """Set while no step is queued or running and no hand is being dealt: a quiescent tournament."""
+        """Set while no step is queued or running, no hand is being dealt and no stale copy being
+        closed: a quiescent tournament."""
         self.idle.set()
         loop = self._loop = asyncio.get_running_loop()
         self._created = loop.time()
@@ -129,11 +138,15 @@ class LiveTournament:
         self._tables: dict[str, _Placement] = {}
         """The director's open tables that are placed, by the director's table id."""
         self._unplaced: dict[str, float] = {}
-        """Open tables no server took (all down or refusing), since when: rebuilt when one is up."""
-        self._abandoned: list[tuple[RemoteTables, str]] = []
-        """Tables left on a server that went down: closed there if it comes back."""
+        """Open tables no server took (all down or refusing), since when: offered again while one is up."""
+        self._retry: asyncio.TimerHandle | None = None
+        """The next offer of the unplaced tables, while some server is up and refused them."""
+        self._stale: dict[StaleCopy, RemoteTables] = {}
+        """Copies of lost tables not yet known gone from their server, with that server's client."""
+        self._closings: dict[StaleCopy, asyncio.Task[bool]] = {}
+        """The CloseTable under way for a stale copy: one at a time, so none lands after a rebuild."""
         self._cleanups: set[asyncio.Task[None]] = set()
-        """Closings of such tables under way (held so they are not collected)."""
+        """Sweeps of a server's stale copies under way (held so they are not collected)."""
         self._epochs = 0
         self._seen = 0
         """Director events already published."""
@@ -315,7 +328,7 @@ class LiveTournament:
         self._push(self.director.tick)
 
     def _settle_idle(self) -> None:
-        if self._steps.empty() and not self._running_step and not self._deals:
+        if self._steps.empty() and not self._running_step and not self._deals and not self._closings:
             self.idle.set()
         else:
             self.idle.clear()
@@ -357,6 +370,9 @@ class LiveTournament:
         """Open ``command``'s table on the least loaded server up that takes it."""
         table_id, wire_id = command.table_id, convert.wire_table_id(command.table_id)
         for client in self._servers.candidates():
+            copy = (client.endpoint, wire_id)
+            if copy in self._stale and not await self._close_stale(copy):
+                continue  # its stale copy there still plays out a hand (or the server is down)
             self._servers.placed(client.endpoint)  # counted before the call: tables opened at once spread
             try:
                 await client.open_table(
@@ -366,15 +382,18 @@ class LiveTournament:
                 self._servers.released(client.endpoint)
                 if isinstance(exc, TableServerDown):
                     self._servers.report_down(exc.endpoint, str(exc))
-                else:  # e.g. ALREADY_EXISTS (a stale copy), RESOURCE_EXHAUSTED
+                else:  # e.g. RESOURCE_EXHAUSTED (its table limit)
                     log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
                 continue
             self._epochs += 1
             self._tables[table_id] = _Placement(client, wire_id, self._epochs, self._loop.time())
             self._unplaced.pop(table_id, None)
             return True
-        log.error("no table server takes the table", extra=self._about(table_id=wire_id))
-        self._unplaced.setdefault(table_id, self._loop.time())
+        if table_id not in self._unplaced:
+            log.warning("no table server takes the table now", extra=self._about(table_id=wire_id))
+            self._unplaced[table_id] = self._loop.time()
+        if self._servers.candidates():
+            self._place_later()
         return False
 
     async def _apply(self, table_id: str, placement: _Placement, command: Command) -> None:
@@ -403,7 +422,7 @@ class LiveTournament:
         else:
             assert isinstance(command, CloseTable), command  # OpenTable and TournamentFinished are not per table
             self._retire(table_id, placement)
-            await client.close_table(wire_id)
+            await client.close_table(wire_id)  # the hand it may still run plays out first
 
     async def _deal(self, table_id: str, placement: _Placement, command: DealHand) -> None:
         """One DealHand call; its result (or the table's loss) comes back as a step."""
@@ -449,26 +468,59 @@ class LiveTournament:
                 if placement.client.endpoint == endpoint:
                     self._push(self._lost(table_id, placement.epoch))
             return
-        stale = [t for t in self._abandoned if t[0].endpoint == endpoint]
-        for abandoned in stale:
-            self._abandoned.remove(abandoned)
-        task = self._loop.create_task(self._server_back(stale))
+        self._sweep(endpoint)
+
+    def _sweep(self, endpoint: str) -> None:
+        """``endpoint`` is up: close the stale copies there, then offer the unplaced tables again."""
+        task = self._loop.create_task(self._server_back(endpoint))
         self._cleanups.add(task)
         task.add_done_callback(self._cleanups.discard)
 
-    async def _server_back(self, stale: list[tuple[RemoteTables, str]]) -> None:
-        """A server is up again: close the stale copies of the tables abandoned there, and only
-        then rebuild the tables no server took. In the other order a table's rebuild on that server
-        meets its own stale copy (ALREADY_EXISTS) and, with no other server, stays unplaced for good."""
-        await asyncio.gather(*(self._close_stale(client, wire_id) for client, wire_id in stale))
+    async def _server_back(self, endpoint: str) -> None:
+        await asyncio.gather(*(self._close_stale(copy) for copy in list(self._stale) if copy[0] == endpoint))
+        self._place_unplaced()
+
+    def _close_stale(self, copy: StaleCopy) -> asyncio.Future[bool]:
+        """Close a stale copy (joining the closing under way, if any); resolves to whether it is
+        gone (False: its hand still plays out, or its server is down)."""
+        closing = self._closings.get(copy)
+        if closing is None:
+            closing = self._closings[copy] = self._loop.create_task(self._closing(copy))
+            closing.add_done_callback(lambda _: self._closed(copy))
+        return closing
+
+    async def _closing(self, copy: StaleCopy) -> bool:
+        client = self._stale.get(copy)
+        if client is None:
+            return True
+        try:
+            gone = await client.close_table(copy[1])
+        except TableServerDown as exc:
+            self._servers.report_down(exc.endpoint, str(exc))
+            return False
+        except TableRefused as exc:  # NOT_FOUND: gone already (the server restarted since)
+            gone = True
+            if exc.code != grpc.StatusCode.NOT_FOUND:
+                log.info("stale table not closed", extra=self._about(table_id=copy[1], error=str(exc)))
+        if gone:
+            del self._stale[copy]
+        return gone
+
+    def _closed(self, copy: StaleCopy) -> None:
+        del self._closings[copy]
+        self._settle_idle()
+
+    def _place_later(self) -> None:
+        if self._retry is None:
+            self._retry = self._loop.call_later(PLACE_RETRY_S, self._place_unplaced)
+
+    def _place_unplaced(self) -> None:
+        """Offer every table no server took to the servers up."""
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         for table_id in list(self._unplaced):
             self._push(self._lost(table_id, None))
-
-    async def _close_stale(self, client: RemoteTables, wire_id: str) -> None:
-        try:
-            await client.close_table(wire_id)
-        except (TableServerDown, TableRefused) as exc:
-            log.info("stale table not closed", extra=self._about(table_id=wire_id, error=str(exc)))
 
     def _refused(self, table_id: str, epoch: int, exc: TableRefused) -> None:
         """A table server answered a call on the table with an error: the table is rebuilt.
@@ -487,18 +539,20 @@ class LiveTournament:
 
         def step(now: float) -> list[Command]:
             if table_id not in self.director.tables:
+                self._unplaced.pop(table_id, None)
                 return []  # closed meanwhile
             if epoch is None:
                 if table_id not in self._unplaced or not self._servers.candidates():
                     return []
-            else:
-                placement = self._tables.get(table_id)
-                if placement is None or placement.epoch != epoch:
-                    return []  # rebuilt already
-                self._retire(table_id, placement)
-                if not self._servers.is_up(placement.client.endpoint):
-                    self._abandoned.append((placement.client, placement.wire_id))
-                self._unplaced[table_id] = self._loop.time()
+                return self.director.table_lost(table_id, now)
+            placement = self._tables.get(table_id)
+            if placement is None or placement.epoch != epoch:
+                return []  # rebuilt already
+            self._retire(table_id, placement)
+            endpoint = placement.client.endpoint
+            self._stale[(endpoint, placement.wire_id)] = placement.client
+            if self._servers.is_up(endpoint):
+                self._sweep(endpoint)  # a refused call, or the server is back already
             self._metrics.tables_lost.inc()
             self.tables_lost += 1
             log.warning("table lost: rebuilding it", extra=self._about(table_id=table_id))
@@ -521,8 +575,9 @@ class LiveTournament:
 
     def _stop_metrics(self) -> None:
         self._unlisten()
-        if self._wake is not None:
-            self._wake.cancel()
+        for timer in (self._wake, self._retry):
+            if timer is not None:
+                timer.cancel()
         for gauge in self._metrics.per_tournament:
             gauge.remove(self.tournament_id)
 
@@ -534,10 +589,10 @@ class LiveTournament:
             _, future = self._steps.get_nowait()
             if future is not None and not future.done():
                 future.set_exception(TournamentHalted(reason))
-        placements = list(self._tables.items())
-        for table_id, placement in placements:
+        for table_id, placement in list(self._tables.items()):
             self._retire(table_id, placement)
-        await asyncio.gather(*(self._close_stale(p.client, p.wire_id) for _, p in placements))
+            self._stale[(placement.client.endpoint, placement.wire_id)] = placement.client
+        await asyncio.gather(*(self._close_stale(copy) for copy in list(self._stale)))
         self.feed.end(ServiceError(code, f"tournament {self.tournament_id!r} {reason}"))
         if not self.director.finished:
             self._stop_metrics()

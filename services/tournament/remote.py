@@ -88,7 +88,9 @@ class RemoteTables(Protocol):
 
     async def deal_hand(self, token: str, table_id: str, hand_number: int, stakes: Stakes) -> HandResult: ...
 
-    async def close_table(self, table_id: str) -> None: ...
+    async def close_table(self, table_id: str) -> bool:
+        """Close the table; whether it is gone already (False: it goes when its running hand ends)."""
+        ...
 
     async def healthy(self, timeout: float) -> bool:
         """Whether the server's health check says SERVING within ``timeout`` seconds."""
@@ -168,8 +170,9 @@ class GrpcTableServer:
         reply = await self._call(self._stub.DealHand, request, token, None)  # as long as the hand lasts
         return table_convert.hand_result_from_proto(reply)
 
-    async def close_table(self, table_id: str) -> None:
-        await self._call(self._stub.CloseTable, pb.CloseTableRequest(table_id=table_id), None, CALL_TIMEOUT)
+    async def close_table(self, table_id: str) -> bool:
+        request = pb.CloseTableRequest(table_id=table_id)
+        return (await self._call(self._stub.CloseTable, request, None, CALL_TIMEOUT)).closed
 
     async def healthy(self, timeout: float) -> bool:
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
