@@ -65,9 +65,14 @@ def _sample(state: RunState) -> dict[str, int]:
     return rss
 
 
+def _reference(samples: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The sample at the end of the warm-up, that growth is measured from (None: the run was shorter)."""
+    return next((s for s in samples if s["minute"] >= WARM_UP_MINUTES), None)
+
+
 def _growth(samples: list[dict[str, Any]]) -> dict[str, float]:
     """Each actor's RSS growth from the end of the warm-up to the last sample it gave."""
-    start = next((s for s in samples if s["minute"] >= WARM_UP_MINUTES), None)
+    start = _reference(samples)
     if start is None:
         return {}
     growth = {}
@@ -78,6 +83,17 @@ def _growth(samples: list[dict[str, Any]]) -> dict[str, float]:
     return growth
 
 
+def _percent_growth(samples: list[dict[str, Any]], name: str) -> list[float]:
+    """``name``'s RSS each minute as a change from the end of the warm-up, in percent (none before)."""
+    reference = _reference(samples)
+    assert reference is not None, "judged actors have a reference sample"
+    start = reference["rss"][name]
+    return [
+        100 * (s["rss"][name] / start - 1) if s["minute"] >= WARM_UP_MINUTES and name in s["rss"] else float("nan")
+        for s in samples
+    ]
+
+
 def _page(result: dict[str, Any]) -> str:
     samples = result["samples"]
     minutes = [s["minute"] for s in samples]
@@ -86,6 +102,13 @@ def _page(result: dict[str, Any]) -> str:
         minutes,
         [plots.Series(n, [s["rss"].get(n, float("nan")) / 2**20 for s in samples]) for n in names],
         xlabel="minute", ylabel="RSS (MiB)",
+        vlines=[(k["at_s"] / 60, f"kill {k['host']}") for k in result["kills"]],
+    )
+    growth = plots.lines(
+        minutes,
+        [plots.Series(name, _percent_growth(samples, name)) for name in sorted(result["growth"])],
+        xlabel="minute", ylabel=f"RSS growth since minute {WARM_UP_MINUTES} (%)", from_zero=False,
+        hlines=[(100 * GROWTH_LIMIT, f"limit {GROWTH_LIMIT:.0%}")],
         vlines=[(k["at_s"] / 60, f"kill {k['host']}") for k in result["kills"]],
     )
     p99 = plots.lines(
@@ -103,6 +126,8 @@ def _page(result: dict[str, Any]) -> str:
                 html.card("hosts killed", len(result["kills"])),
             ]),
             html.section("Over time", html.figure("Resident memory per host and fleet", rss)
+                         + html.figure("Growth of the hosts and fleets judged (alive from the warm-up to the end)",
+                                       growth)
                          + html.figure("p99 action round trip per minute", p99), "charts"),
             html.section("Verdict", html.key_values("check", verdict)),
         ],

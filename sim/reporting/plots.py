@@ -96,10 +96,12 @@ def lines(
     vlines: Sequence[tuple[float, str]] = (),
     log_y: bool = False,
     markers: bool = False,
+    from_zero: bool = True,
 ) -> str:
     """Lines over ``x``, each with its optional band; ``hlines``/``vlines`` mark levels and times
     (an SLO, a chaos event) with a label; ``markers`` dots each point (a few measured steps rather
-    than a series over time)."""
+    than a series over time); ``from_zero``: the y axis starts at 0 (not for a change, which may
+    be negative)."""
     figure, axes = _axes(xlabel, ylabel)
     for k, s in enumerate(series):
         colour = s.colour or PALETTE[k % len(PALETTE)]
@@ -118,7 +120,8 @@ def lines(
                       fontsize=8, rotation=90, ha="right", va="top")
     if log_y:
         axes.set_yscale("log")
-    axes.set_ylim(bottom=None if log_y else 0)
+    if from_zero and not log_y:
+        axes.set_ylim(bottom=0)
     if len(series) > 1:
         axes.legend(loc="best", fontsize=8)
     return _svg(figure)
