@@ -94,7 +94,8 @@ def _percent_growth(samples: list[dict[str, Any]], name: str) -> list[float]:
     ]
 
 
-def _page(result: dict[str, Any]) -> str:
+def soak_page(result: dict[str, Any]) -> str:
+    """``soak.html``: RSS, growth and p99 per minute, and the verdict (the shared report layer)."""
     samples = result["samples"]
     minutes = [s["minute"] for s in samples]
     names = sorted({n for s in samples for n in s["rss"]})
@@ -137,6 +138,33 @@ def _page(result: dict[str, Any]) -> str:
     )
 
 
+def soak_result(
+    bots: int, minutes: float, command: list[str], started: float, samples: list[dict[str, Any]],
+    summary: dict[str, Any],
+) -> dict[str, Any]:
+    """``soak.json``: the samples, the load run's summary figures, the growth and the verdict."""
+    growth = _growth(samples)
+    return {
+        "bots": bots,
+        "minutes": minutes,
+        "run": run_metadata(command, started),
+        "samples": samples,
+        "kills": summary["recoveries"],
+        "growth": growth,
+        "chips_conserved": summary["chips_conserved"],
+        "protocol_violations": summary["protocol_violations"],
+        "errors": summary["errors"],
+        "hands": summary["hands"],
+        "actions": summary["actions"],
+        "verdict": {
+            f"RSS growth after minute {WARM_UP_MINUTES} < {GROWTH_LIMIT:.0%}": bool(growth)
+            and max(growth.values()) < GROWTH_LIMIT,
+            "chips conserved": summary["chips_conserved"] is True,
+            "no protocol violation": summary["protocol_violations"] == 0,
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=2000)
@@ -159,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     samples: list[dict[str, Any]] = []
     started = time.time()
+    command = ["benchmarks/soak.py", *(argv or sys.argv[1:])]
 
     def on_second(second: int, state: RunState) -> None:
         if second % 60 == 59:  # the end of each minute
@@ -176,31 +205,13 @@ def main(argv: list[str] | None = None) -> int:
 
     test = LoadTest(scenario, args.out / "load", chaos=kills, stream=io.StringIO(), on_second=on_second,
                     replace_dead_hosts=True, spared_hosts=(SPARED,),
-                    command=["benchmarks/soak.py", *(argv or sys.argv[1:])])
+                    command=command)
     summary = test.run().summary
-    growth = _growth(samples)
-    result = {
-        "bots": args.bots,
-        "minutes": args.minutes,
-        "run": run_metadata(["benchmarks/soak.py", *(argv or sys.argv[1:])], started),
-        "samples": samples,
-        "kills": summary["recoveries"],
-        "growth": growth,
-        "chips_conserved": summary["chips_conserved"],
-        "protocol_violations": summary["protocol_violations"],
-        "errors": summary["errors"],
-        "hands": summary["hands"],
-        "actions": summary["actions"],
-    }
-    result["verdict"] = {
-        f"RSS growth after minute {WARM_UP_MINUTES} < {GROWTH_LIMIT:.0%}": bool(growth)
-        and max(growth.values()) < GROWTH_LIMIT,
-        "chips conserved": summary["chips_conserved"] is True,
-        "no protocol violation": summary["protocol_violations"] == 0,
-    }
+    result = soak_result(args.bots, args.minutes, command, started, samples, summary)
+    growth = result["growth"]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "soak.json").write_text(json.dumps(result, indent=1) + "\n")
-    (args.out / "soak.html").write_text(_page(result), encoding="utf-8")
+    (args.out / "soak.html").write_text(soak_page(result), encoding="utf-8")
     print(json.dumps({
         "bots": args.bots, "minutes": args.minutes, "max_growth": max(growth.values(), default=None),
         "chips_conserved": result["chips_conserved"], "protocol_violations": result["protocol_violations"],
