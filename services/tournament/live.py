@@ -382,12 +382,15 @@ class LiveTournament:
                 self._servers.released(client.endpoint)
                 if isinstance(exc, TableServerDown):
                     self._servers.report_down(exc.endpoint, str(exc))
-                else:  # e.g. RESOURCE_EXHAUSTED (its table limit)
+                elif table_id not in self._unplaced:  # e.g. RESOURCE_EXHAUSTED (its table limit): said once
                     log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
                 continue
             self._epochs += 1
             self._tables[table_id] = _Placement(client, wire_id, self._epochs, self._loop.time())
-            self._unplaced.pop(table_id, None)
+            since = self._unplaced.pop(table_id, None)
+            if since is not None:
+                waited = round(self._loop.time() - since, 3)
+                log.info("an unplaced table is placed", extra=self._about(table_id=wire_id, waited_s=waited))
             return True
         if table_id not in self._unplaced:
             log.warning("no table server takes the table now", extra=self._about(table_id=wire_id))
