@@ -292,6 +292,12 @@ def open_streams(stub: rpc.TableServiceStub, table_id: str, tokens: dict[int, st
     return {seat: Stream(stub, table_id, seat, tokens[seat], changed=changed) for seat in tokens}
 
 
+async def first_to_act(streams: dict[int, Stream]) -> Stream:
+    """The stream of the player whose turn comes first, once it has come."""
+    await next(iter(streams.values())).until(lambda: any(s.turn is not None for s in streams.values()))
+    return next(s for s in streams.values() if s.turn is not None)
+
+
 async def seat_players(stub: rpc.TableServiceStub, table_id: str, seats: int) -> dict[int, str]:
     tokens = {}
     for seat in range(1, seats + 1):
@@ -845,9 +851,7 @@ async def test_act_answers_with_engine_status_and_is_idempotent() -> None:
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=11))
         tokens = await seat_players(stub, "t", 2)
         streams = open_streams(stub, "t", tokens)
-        first = streams[1]
-        await first.until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         other = streams[3 - actor.seat]
 
         result = await other.act(pb.ACTION_KIND_CALL)
@@ -885,8 +889,7 @@ async def test_a_retry_gets_its_first_answer_while_among_the_seats_last_ids() ->
     async with serving() as (_, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=11))
         streams = open_streams(stub, "t", await seat_players(stub, "t", 2))
-        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         refused = grpc.StatusCode.FAILED_PRECONDITION.value[0]
         ok = await actor.act(pb.ACTION_KIND_BRING_IN, 2, action_id="bring")
         assert ok.code == 0
@@ -954,8 +957,7 @@ async def test_resume_from_seq_replays_without_gaps() -> None:
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=5))
         tokens = await seat_players(stub, "t", 2)
         streams = open_streams(stub, "t", tokens)
-        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         other = streams[3 - actor.seat]
         await other.until(lambda: bool(other.events) and other.events[-1].seq == actor.events[-1].seq)
         seen = other.events[-1].seq
@@ -1085,8 +1087,7 @@ async def test_shutdown_voids_unfinished_hands_with_exact_refund() -> None:
         tokens = await seat_players(stub, "t", 3)
         streams = open_streams(stub, "t", tokens)
         watcher = streams[1]
-        await watcher.until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         await actor.play_turn()  # chips go in: the bring-in
         started = watcher.of("hand_started")[0]
 

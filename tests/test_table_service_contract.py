@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 from test_table_service import (
     Stream,
     code_of,
+    first_to_act,
     open_streams,
     run_async,
     seat_players,
@@ -34,8 +35,7 @@ async def test_a_bring_in_amount_other_than_the_offered_one_is_refused() -> None
     async with serving() as (_, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=3))
         streams = open_streams(stub, "t", await seat_players(stub, "t", 3))
-        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         assert actor.turn is not None
         offered = {a.kind: a for a in actor.turn.legal}[pb.ACTION_KIND_BRING_IN]
         assert (offered.min, offered.max) == (2, 2)  # stakes from small bet 4: bring-in 2
@@ -131,8 +131,7 @@ async def test_a_turn_seq_from_the_future_is_refused_as_not_come() -> None:
     async with serving() as (_, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(), seed=3))
         streams = open_streams(stub, "t", await seat_players(stub, "t", 2))
-        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         assert actor.turn is not None
         now = actor.turn.seq
         result = await actor.act(pb.ACTION_KIND_BRING_IN, 2, turn_seq=now + 5)

@@ -18,6 +18,7 @@ from test_table_service import (
     Stream,
     code_of,
     exported,
+    first_to_act,
     open_streams,
     play_hand,
     run_async,
@@ -59,8 +60,7 @@ async def test_hostile_requests_get_their_status_and_change_nothing() -> None:
         tokens = await seat_players(stub, "h", 2)
         bystander_tokens = await seat_players(stub, "b", 2)
         streams = open_streams(stub, "h", tokens)
-        await streams[1].until(lambda: any(s.turn is not None for s in streams.values()))
-        actor = next(s for s in streams.values() if s.turn is not None)
+        actor = await first_to_act(streams)
         other = streams[3 - actor.seat]
         assert actor.turn is not None
         turn = actor.turn

@@ -292,10 +292,11 @@ class SeatedTable(ABC, Generic[S]):
         self._left.clear()
         return record
 
-    def history(self, seat_no: int) -> list[list[Event]]:
-        """SHOW-4: the seat's player's last 50 hands, each as that player was allowed to see it."""
+    def history(self, seat_no: int) -> list[tuple[HandRecord, list[Event]]]:
+        """SHOW-4: the seat's player's last 50 hands, each with the events that player was allowed to see."""
         seat = self._seat(seat_no)
-        return [HandRecord.unpacked(kept).view_for(seat.player_id) for kept in seat.history]
+        records = map(HandRecord.unpacked, seat.history)
+        return [(record, record.view_for(seat.player_id)) for record in records]
 
     # ----------------------------------------------------------------- DRAW-6: blinds and button
 

@@ -24,7 +24,7 @@ import grpc
 
 from services.engine import Action, ActionKind, IllegalAction, TableOptions
 from services.engine import events as ev
-from services.engine.seated import HandRecord, SeatedTable, TableError
+from services.engine.seated import SeatedTable, TableError
 from services.engine.visibility import view
 
 from . import convert
@@ -236,15 +236,9 @@ class LiveTable(ABC, Generic[T]):
     def history(self, key: SeatKey) -> pb.History:
         """SHOW-4: the seat's last 50 hands as its player saw them (no sequence numbers)."""
         self.session(key)
-        seat = self.table.seats[key.seat - 1]
-        assert seat is not None
         hands = []
-        for kept in seat.history:
-            record = HandRecord.unpacked(kept)
-            events = [
-                convert.event_to_proto(e, record.seats, hand_number=record.hand_number)
-                for e in record.view_for(seat.player_id)
-            ]
+        for record, seen in self.table.history(key.seat):
+            events = [convert.event_to_proto(e, record.seats, hand_number=record.hand_number) for e in seen]
             hands.append(pb.HandHistory(hand_number=record.hand_number, voided=record.voided, events=events))
         return pb.History(hands=hands)
 

@@ -123,7 +123,7 @@ class LiveTournament:
         """Why the tournament stopped before its end, if it did."""
         self.idle = asyncio.Event()
         """Set while no step is queued or running, no hand is being dealt and no stale copy being
-        closed: a quiescent tournament."""
+        closed (nor a sweep waiting on closings): a quiescent tournament."""
         self.idle.set()
         loop = self._loop = asyncio.get_running_loop()
         self._created = loop.time()
@@ -145,7 +145,7 @@ class LiveTournament:
         """Copies of lost tables not yet known gone from their server, with that server's client."""
         self._closings: dict[StaleCopy, asyncio.Task[bool]] = {}
         """The CloseTable under way for a stale copy: one at a time, so none lands after a rebuild."""
-        self._cleanups: set[asyncio.Task[None]] = set()
+        self._sweeps: set[asyncio.Task[None]] = set()
         """Sweeps of a server's stale copies under way (held so they are not collected)."""
         self._epochs = 0
         self._seen = 0
@@ -328,7 +328,8 @@ class LiveTournament:
         self._push(self.director.tick)
 
     def _settle_idle(self) -> None:
-        if self._steps.empty() and not self._running_step and not self._deals and not self._closings:
+        busy = self._running_step or self._deals or self._closings or self._sweeps
+        if self._steps.empty() and not busy:
             self.idle.set()
         else:
             self.idle.clear()
@@ -475,13 +476,19 @@ class LiveTournament:
 
     def _sweep(self, endpoint: str) -> None:
         """``endpoint`` is up: close the stale copies there, then offer the unplaced tables again."""
-        task = self._loop.create_task(self._server_back(endpoint))
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)
+        closings = [self._close_stale(copy) for copy in list(self._stale) if copy[0] == endpoint]
+        task = self._loop.create_task(self._server_back(closings))
+        self._sweeps.add(task)
+        task.add_done_callback(self._swept)
+        self._settle_idle()
 
-    async def _server_back(self, endpoint: str) -> None:
-        await asyncio.gather(*(self._close_stale(copy) for copy in list(self._stale) if copy[0] == endpoint))
+    async def _server_back(self, closings: list[asyncio.Future[bool]]) -> None:
+        await asyncio.gather(*closings)
         self._place_unplaced()
+
+    def _swept(self, task: asyncio.Task[None]) -> None:
+        self._sweeps.discard(task)
+        self._settle_idle()
 
     def _close_stale(self, copy: StaleCopy) -> asyncio.Future[bool]:
         """Close a stale copy (joining the closing under way, if any); resolves to whether it is
@@ -551,9 +558,8 @@ class LiveTournament:
             placement = self._tables.get(table_id)
             if placement is None or placement.epoch != epoch:
                 return []  # rebuilt already
-            self._retire(table_id, placement)
+            self._abandon(table_id, placement)
             endpoint = placement.client.endpoint
-            self._stale[(endpoint, placement.wire_id)] = placement.client
             if self._servers.is_up(endpoint):
                 self._sweep(endpoint)  # a refused call, or the server is back already
             self._metrics.tables_lost.inc()
@@ -562,6 +568,12 @@ class LiveTournament:
             return self.director.table_lost(table_id, now)
 
         return step
+
+    def _abandon(self, table_id: str, placement: _Placement) -> None:
+        """The table leaves a placement without closing it there (lost, or the tournament halted):
+        the copy it may have left is stale."""
+        self._retire(table_id, placement)
+        self._stale[(placement.client.endpoint, placement.wire_id)] = placement.client
 
     def _retire(self, table_id: str, placement: _Placement) -> None:
         """The table leaves its placement (closed or lost): its running deal is abandoned."""
@@ -593,8 +605,7 @@ class LiveTournament:
             if future is not None and not future.done():
                 future.set_exception(TournamentHalted(reason))
         for table_id, placement in list(self._tables.items()):
-            self._retire(table_id, placement)
-            self._stale[(placement.client.endpoint, placement.wire_id)] = placement.client
+            self._abandon(table_id, placement)
         await asyncio.gather(*(self._close_stale(copy) for copy in list(self._stale)))
         self.feed.end(ServiceError(code, f"tournament {self.tournament_id!r} {reason}"))
         if not self.director.finished:
