@@ -127,7 +127,7 @@ async def test_a_table_server_lost_mid_hand_the_tournament_rebuilds_and_finishes
             voided = watcher.of("hand_voided")[0]
             assert voided.table_id.startswith("f.t")
             if fault == "freeze":
-                await thawed(b, endpoint_b, [bot for bot in players if bot.player_id in at_b], changed)
+                await thawed(b, endpoint_b, [bot for bot in players if bot.player_id in at_b], changed, tournaments)
             await asyncio.wait_for(asyncio.gather(*watching), TIMEOUT)
 
             standings = await stub.GetStandings(tpb.StandingsRequest(tournament_id="f", page_size=100))
@@ -192,7 +192,7 @@ async def test_the_only_table_server_frozen_and_thawed_takes_its_tables_back(tmp
                 bot.acting.set()
             watcher = players[0]
             await until(changed, lambda: bool(watcher.of("hand_voided")))  # lost, and no server takes it
-            await thawed(a, endpoint, players, changed)
+            await thawed(a, endpoint, players, changed, tournaments)
             await asyncio.wait_for(asyncio.gather(*watching), TIMEOUT)
             standings = await stub.GetStandings(tpb.StandingsRequest(tournament_id="g", page_size=100))
             assert standings.standings[0].stack == 12 * 200  # TOURN-11: the winner holds every chip
@@ -203,20 +203,36 @@ async def test_the_only_table_server_frozen_and_thawed_takes_its_tables_back(tmp
         stop(a)
 
 
-async def thawed(b: subprocess.Popen[str], endpoint: str, at_b: list[Bot], changed: asyncio.Condition) -> None:
+async def thawed(
+    b: subprocess.Popen[str], endpoint: str, at_b: list[Bot], changed: asyncio.Condition,
+    tournaments: subprocess.Popen[str],
+) -> None:
     """SIGCONT: the tournament server sees it healthy again and closes the tables it abandoned
     there (their hands play out first), so the streams the bots still had there end OK and
-    nothing of the tournament is left on it."""
+    nothing of the tournament is left on it. Failing, it says which bots still wait, the tables
+    left there and what the tournament server logged."""
     b.send_signal(signal.SIGCONT)
+    ok = grpc.StatusCode.OK
 
-    def abandoned_streams_ended() -> bool:
-        ok = grpc.StatusCode.OK
-        return all(any(where == endpoint and code == ok for where, code in bot.seat_ends) for bot in at_b)
+    def waiting() -> list[Bot]:
+        return [bot for bot in at_b if not any(where == endpoint and code == ok for where, code in bot.seat_ends)]
 
-    await until(changed, abandoned_streams_ended)
-    async with grpc.aio.insecure_channel(endpoint) as channel:
-        listed = await TableServiceStub(channel).ListTables(pb.ListTablesRequest())
-    assert [t.table_id for t in listed.tables if t.table_id.startswith("f.")] == []
+    async def left_there() -> list[str]:
+        async with grpc.aio.insecure_channel(endpoint) as channel:
+            listed = await TableServiceStub(channel).ListTables(pb.ListTablesRequest())
+        return [t.table_id for t in listed.tables if t.table_id.startswith("f.")]
+
+    try:
+        await until(changed, lambda: not waiting())
+    except TimeoutError:
+        seen = {bot.player_id: ([(s.endpoint, s.table_id, s.seat) for s in bot.seats], bot.seat_ends)
+                for bot in waiting()}
+        tables = await left_there()
+        tournaments.kill()
+        logged = [line for line in tournaments.communicate()[1].splitlines() if '"level": "info"' not in line]
+        raise AssertionError(f"streams at {endpoint} not ended OK: {seen}; tables left there: {tables}; "
+                             f"the tournament server logged: {logged}") from None
+    assert await left_there() == []
 
 
 # ----------------------------------------------------------------- flags

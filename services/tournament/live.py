@@ -425,8 +425,8 @@ class LiveTournament:
             placement.dealing = self._loop.create_task(self._deal(table_id, placement, command))
         else:
             assert isinstance(command, CloseTable), command  # OpenTable and TournamentFinished are not per table
-            self._retire(table_id, placement)
-            await client.close_table(wire_id)  # the hand it may still run plays out first
+            self._retire(table_id, placement)  # its hand, if any, plays out first; unanswered: closed once up
+            await self._close_stale((client.endpoint, wire_id))
 
     async def _deal(self, table_id: str, placement: _Placement, command: DealHand) -> None:
         """One DealHand call; its result (or the table's loss) comes back as a step."""
@@ -558,7 +558,7 @@ class LiveTournament:
             placement = self._tables.get(table_id)
             if placement is None or placement.epoch != epoch:
                 return []  # rebuilt already
-            self._abandon(table_id, placement)
+            self._retire(table_id, placement)
             endpoint = placement.client.endpoint
             if self._servers.is_up(endpoint):
                 self._sweep(endpoint)  # a refused call, or the server is back already
@@ -569,14 +569,10 @@ class LiveTournament:
 
         return step
 
-    def _abandon(self, table_id: str, placement: _Placement) -> None:
-        """The table leaves a placement without closing it there (lost, or the tournament halted):
-        the copy it may have left is stale."""
-        self._retire(table_id, placement)
-        self._stale[(placement.client.endpoint, placement.wire_id)] = placement.client
-
     def _retire(self, table_id: str, placement: _Placement) -> None:
-        """The table leaves its placement (closed or lost): its running deal is abandoned."""
+        """The table leaves its placement (closed, lost, or the tournament halted): its running deal
+        is abandoned, and the copy there is stale until CloseTable says it is gone."""
+        self._stale[(placement.client.endpoint, placement.wire_id)] = placement.client
         del self._tables[table_id]
         self._servers.released(placement.client.endpoint)
         if placement.dealing is not None:
@@ -605,7 +601,7 @@ class LiveTournament:
             if future is not None and not future.done():
                 future.set_exception(TournamentHalted(reason))
         for table_id, placement in list(self._tables.items()):
-            self._abandon(table_id, placement)
+            self._retire(table_id, placement)
         await asyncio.gather(*(self._close_stale(copy) for copy in list(self._stale)))
         self.feed.end(ServiceError(code, f"tournament {self.tournament_id!r} {reason}"))
         if not self.director.finished:
