@@ -6,7 +6,7 @@ fast. A compiled build records the hash of each source it compiled so that the e
 to import a compiled module older than its source (see ``services/engine/_compiled.py``).
 
 ``deploy/prometheus/`` is what operators deploy and what ``tablestorm load --prometheus`` runs;
-the build copies it into the package as ``sim/_deploy/prometheus/`` (``sim/resources.py`` finds
+the build copies it into the package as ``tablestorm/sim/_deploy/prometheus/`` (``sim/resources.py`` finds
 it there, or in a source checkout where it is), so that it has one source and ships in the wheel.
 """
 
@@ -40,7 +40,10 @@ def _ext_modules() -> list[object]:
 
     hashes = {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in COMPILED}
     (ROOT / "services/engine/_compiled.json").write_text(json.dumps(hashes, indent=1) + "\n")
-    return list(mypycify(COMPILED, opt_level="3"))
+    # Compiled through the package's link, so the modules are tablestorm.services.engine.*; the
+    # group name puts mypyc's shared runtime inside the package too, not at site-packages' top.
+    return list(mypycify([f"tablestorm/{path}" for path in COMPILED], opt_level="3",
+                         group_name="tablestorm.services.engine.compiled"))
 
 
 PROMETHEUS = ROOT / "deploy" / "prometheus"
@@ -51,7 +54,7 @@ class BuildPy(build_py):
 
     def run(self) -> None:
         super().run()
-        target = Path(self.build_lib) / "sim" / "_deploy" / "prometheus"
+        target = Path(self.build_lib) / "tablestorm" / "sim" / "_deploy" / "prometheus"
         self.mkpath(str(target))
         for config in sorted(PROMETHEUS.glob("*.yml")):
             self.copy_file(str(config), str(target / config.name))

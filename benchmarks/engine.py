@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services.engine import (
+from tablestorm.services.engine import (
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,
     SEVEN_TO_ACE_DRAW,
@@ -42,7 +42,7 @@ from services.engine import (
     TableOptions,
     Variant,
 )
-from services.engine.table import CashTable
+from tablestorm.services.engine.table import CashTable
 
 FOLD_P, RAISE_P = 0.10, 0.20
 SMALL_BET = 10  # ante 1, bring-in 5, 10/20

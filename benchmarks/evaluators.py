@@ -45,8 +45,8 @@ from treys import Evaluator as TreysEvaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services.engine.cards import DECK_32, DECK_36, DECK_52, card_str, cards_str
-from services.engine.evaluation import SHORT_DECK_32, SHORT_DECK_36, high_strength, low8_strength
+from tablestorm.services.engine.cards import DECK_32, DECK_36, DECK_52, card_str, cards_str
+from tablestorm.services.engine.evaluation import SHORT_DECK_32, SHORT_DECK_36, high_strength, low8_strength
 
 Hand = list[int]
 

@@ -5,7 +5,7 @@
 A load tool is worth most when a small generator saturates a large server, so the figure of merit
 is how many actions one fleet core drives for each action one host core serves. Each run starts two
 real processes on 127.0.0.1: a table server (``tablestorm serve``) and a fleet process holding one
-:class:`sim.bots.Fleet` (the bots of ``tablestorm load``, referee and all) with ``--bots`` bots at
+:class:`tablestorm.sim.bots.Fleet` (the bots of ``tablestorm load``, referee and all) with ``--bots`` bots at
 zero think time (or ``--think`` seconds), seated 8 to a Seven Card Stud table, playing the kinds
 that never stall a table (no sleepers). At zero think the host is saturated and its queueing sets
 the round trip; a think time that keeps both sides below a core compares latencies at one load.
@@ -18,7 +18,7 @@ After a warm-up the fleet process measures, for ``--duration`` seconds:
 It prints, per run and as the median of ``--runs`` runs, CPU seconds per 1,000 actions of each side
 and ``host_per_fleet``: host CPU per action over fleet CPU per action, the number of actions a fleet
 core drives while a host core serves one (the target is at least 2). Both processes use the same
-garbage-collector policy as in a load run (``services.table.gc_policy``), so a collection pause is
+garbage-collector policy as in a load run (``tablestorm.services.rpc.gc_policy``), so a collection pause is
 billed to neither side by mistake. ``--profile DIR`` records the fleet process with py-spy (collapsed
 stacks, one file per run: grep them, or open them in speedscope). The last line printed is one JSON
 object.
@@ -61,11 +61,11 @@ def cpu_seconds(pid: int) -> float:
 async def fleet_main(args: argparse.Namespace) -> None:
     import grpc
 
-    from services.table.gc_policy import tune_for_latency
-    from services.table.proto_gen import table_service_pb2 as pb
-    from services.table.proto_gen import table_service_pb2_grpc as rpc
-    from sim.bots import Assignment, BotConfig, Fleet
-    from sim.distributions import Distribution
+    from tablestorm.services.api import table_service_pb2 as pb
+    from tablestorm.services.api import table_service_pb2_grpc as rpc
+    from tablestorm.services.rpc.gc_policy import tune_for_latency
+    from tablestorm.sim.bots import Assignment, BotConfig, Fleet
+    from tablestorm.sim.distributions import Distribution
 
     options = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), clock_seconds=CLOCK_SECONDS)
     tables = -(-args.bots // SEATS)
@@ -126,7 +126,7 @@ def _ms(seconds: float | None) -> float | None:
 
 def run_once(args: argparse.Namespace, profile: Path | None) -> dict[str, Any]:
     server = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "serve", "--port", "0", "--log-level", "warning",
+        [sys.executable, "-m", "tablestorm", "serve", "--port", "0", "--log-level", "warning",
          "--max-tables", str(max(1000, args.bots // SEATS + 10)), "--drain-seconds", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
     )

@@ -1,4 +1,5 @@
-"""What counting one action costs a fleet: :meth:`sim.stats.RunStats.action` with its per-game breakdown.
+"""What counting one action costs a fleet: :meth:`~tablestorm.sim.load.stats.RunStats.action` with its
+per-game breakdown.
 
     .venv/bin/python benchmarks/run_stats.py [--actions 200000] [--runs 7]
 
@@ -26,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sim.stats import RunStats  # noqa: E402
+from tablestorm.sim.load.stats import RunStats  # noqa: E402
 
 GAMES = ("7stud", "7stud8", "5stud", "7a5draw")
 KINDS = ("call", "check", "raise", "fold", "bet")

@@ -5,12 +5,12 @@
 Two workloads, each timed with the instrument on and off in alternating runs of the same process
 (median of ``--runs``), the ratio printed:
 
-* **GC pauses**: random Seven Card Stud hands played through the engine (``sim.random_play``),
+* **GC pauses**: random Seven Card Stud hands played through the engine (``tablestorm.sim.random_play``),
   allocation-heavy, under the service processes' collector thresholds
-  (``services.table.gc_policy``): young collections every 10,000 allocations, each one timed by
-  :class:`~services.table.runtime_metrics.GcPauses` when it is installed.
+  (``tablestorm.services.rpc.gc_policy``): young collections every 10,000 allocations, each one timed by
+  :class:`~tablestorm.services.rpc.runtime_metrics.GcPauses` when it is installed.
 * **Event-loop lag**: an asyncio loop running a chain of 0-delay callbacks (a busy table server's
-  loop in miniature), with :class:`~services.table.runtime_metrics.LoopLag` probing it four times a
+  loop in miniature), with :class:`~tablestorm.services.rpc.runtime_metrics.LoopLag` probing it four times a
   second or not at all.
 
 The last line printed is one JSON object.
@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 
 from prometheus_client import CollectorRegistry  # noqa: E402
 
-from services.engine import SEVEN_CARD_STUD, Stakes, TableOptions  # noqa: E402
-from services.table.gc_policy import MIDDLE_THRESHOLD, NO_FULL, YOUNG_THRESHOLD  # noqa: E402
-from services.table.runtime_metrics import GcPauses, LoopLag  # noqa: E402
-from sim.random_play import play_random_hand  # noqa: E402
+from tablestorm.services.engine import SEVEN_CARD_STUD, Stakes, TableOptions  # noqa: E402
+from tablestorm.services.rpc.gc_policy import MIDDLE_THRESHOLD, NO_FULL, YOUNG_THRESHOLD  # noqa: E402
+from tablestorm.services.rpc.runtime_metrics import GcPauses, LoopLag  # noqa: E402
+from tablestorm.sim.random_play import play_random_hand  # noqa: E402
 
 OPTIONS = TableOptions(SEVEN_CARD_STUD, Stakes.default(10))
 

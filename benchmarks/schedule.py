@@ -6,7 +6,7 @@ schedule.json built), replications per core-minute, and the share of the cluster
 spent outside the tasks (``ray_overhead_share``: 1 - the tasks' own seconds / (wall x cores), the
 tasks timing themselves: scheduling, serialization, worker start-up and the idle cores of the
 last tasks). The baseline: ``--baseline`` replications played in this process with no Ray at all
-(the same :func:`sim.schedule.replication.replicate`); ``ratio_vs_serial`` is the Ray run's
+(the same :func:`tablestorm.sim.schedule.replication.replicate`); ``ratio_vs_serial`` is the Ray run's
 core-seconds per replication over the baseline's seconds per replication (1.0: no overhead), and
 ``cpu_ratio_vs_serial`` the same in CPU seconds (the tasks' own against the baseline's), which
 other processes on a shared machine do not move. ``cpu_share`` is the share of a core the tasks
@@ -31,13 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sim import cluster
-from sim.reporting.meta import run_metadata
-from sim.schedule.replication import replicate
-from sim.schedule.report import write_schedule_html
-from sim.schedule.result import build_schedule, write_schedule
-from sim.schedule.runner import ScheduleRun, run_schedule
-from sim.schedule.spec import load_schedule
+from tablestorm.sim.cluster import connection
+from tablestorm.sim.reporting.meta import run_metadata
+from tablestorm.sim.schedule.replication import replicate
+from tablestorm.sim.schedule.report import write_schedule_html
+from tablestorm.sim.schedule.result import build_schedule, write_schedule
+from tablestorm.sim.schedule.runner import ScheduleRun, run_schedule
+from tablestorm.sim.schedule.spec import load_schedule
 
 DAY = Path(__file__).resolve().parent.parent / "sim" / "schedules" / "online-day.yaml"
 
@@ -46,14 +46,14 @@ def ray_run(replications: int, seed: int, out: Path | None) -> tuple[ScheduleRun
     """One whole job on a new local Ray; returns the run, its wall seconds and Ray's start-up seconds."""
     schedule = load_schedule(DAY)
     started, begun = time.perf_counter(), time.time()
-    info = cluster.connect(None)
+    info = connection.connect(None)
     startup = time.perf_counter() - started
     try:
         run = run_schedule(schedule, root_seed=seed, replications=range(replications), progress=False)
         data = build_schedule(run, run_metadata(sys.argv, begun))
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()
     if out is not None:
         write_schedule(data, out)
         write_schedule_html(data, out)

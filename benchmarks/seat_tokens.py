@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 import grpc
 
-from services.table.auth import SeatKey, SeatTokens
-from services.table.errors import ServiceError
+from tablestorm.services.rpc.errors import ServiceError
+from tablestorm.services.table.auth import SeatKey, SeatTokens
 
 Check = Callable[[str, str, int], object]
 

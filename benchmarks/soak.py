@@ -35,11 +35,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sim.chaos import ChaosEvent  # noqa: E402
-from sim.driver import LoadTest, RunState  # noqa: E402
-from sim.reporting import html, plots  # noqa: E402
-from sim.reporting.meta import run_metadata  # noqa: E402
-from sim.scenario import load  # noqa: E402
+from tablestorm.sim.load.chaos import ChaosEvent  # noqa: E402
+from tablestorm.sim.load.driver import LoadTest, RunState  # noqa: E402
+from tablestorm.sim.load.scenario import load  # noqa: E402
+from tablestorm.sim.reporting import html, plots  # noqa: E402
+from tablestorm.sim.reporting.meta import run_metadata  # noqa: E402
 
 WARM_UP_MINUTES = 5
 GROWTH_LIMIT = 0.05

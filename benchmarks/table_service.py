@@ -17,7 +17,7 @@ delay (the server arming a turn to the bot reading its YourTurn) p50/p99, and er
 results, failed calls, broken streams). The last line printed is one JSON object.
 
 Both the client and the echo server use the table server's garbage-collector policy
-(``services.table.gc_policy.tune_for_latency``), so a collection pause is never billed to the wrong
+(``tablestorm.services.rpc.gc_policy.tune_for_latency``), so a collection pause is never billed to the wrong
 side.
 
 Targets (the issue's): 5,000 seated bots at 1 s think with p99 < 100 ms and no errors; at zero
@@ -47,9 +47,9 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from services.table.gc_policy import tune_for_latency  # noqa: E402
-from services.table.proto_gen import table_service_pb2 as pb  # noqa: E402
-from services.table.proto_gen import table_service_pb2_grpc as rpc  # noqa: E402
+from tablestorm.services.api import table_service_pb2 as pb  # noqa: E402
+from tablestorm.services.api import table_service_pb2_grpc as rpc  # noqa: E402
+from tablestorm.services.rpc.gc_policy import tune_for_latency  # noqa: E402
 
 SEATS = 8
 BOTS_PER_CHANNEL = 250
@@ -427,7 +427,7 @@ def run_once(n: int, duration: float, profile: Path | None) -> dict[str, Any]:
         [
             sys.executable,
             "-m",
-            "sim.cli",
+            "tablestorm",
             "serve",
             "--port",
             "0",

@@ -2,8 +2,8 @@
 
 The tournament: 8-max Seven Card Stud, fixed limit, a turbo structure as online rooms run it
 (5-minute levels, 1,500 chips for 37 big bets at the start, the limits rising about a third a
-level: see ``TURBO``), 10,000 hand-strength bots (``sim.bots.strategies.Strength``) thinking
-1-5 s a decision, dealt to by an online-speed dealer (``sim.tournament.profiles``), to a winner.
+level: see ``TURBO``), 10,000 hand-strength bots (``tablestorm.sim.bots.strategies.Strength``) thinking
+1-5 s a decision, dealt to by an online-speed dealer (``tablestorm.sim.tournament.profiles``), to a winner.
 
 The bare engine: the same game and the same bot code with no director, tables or virtual clock:
 ``Hand`` objects dealt straight, every decision a ``view_of`` + ``Strength.decide`` + apply. It
@@ -38,12 +38,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services.engine import Action, ActionKind, Hand, TableOptions, shuffler_for
-from services.tournament.structure import TournamentStructure, structure_from_mapping
-from sim.bots.strategies import strategy_for
-from sim.tournament.accelerated import AcceleratedTournament
-from sim.tournament.summary import TournamentResult
-from sim.tournament.view import engine_action, view_of
+from tablestorm.services.director.structure import TournamentStructure, structure_from_mapping
+from tablestorm.services.engine import Action, ActionKind, Hand, TableOptions, shuffler_for
+from tablestorm.sim.bots.strategies import strategy_for
+from tablestorm.sim.tournament.accelerated import AcceleratedTournament
+from tablestorm.sim.tournament.summary import TournamentResult
+from tablestorm.sim.tournament.view import engine_action, view_of
 
 BOT = "strength"
 TURBO_LIMITS = [

@@ -40,10 +40,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 STAKES = pb.Stakes(ante=1, bring_in=2, small_bet=4, big_bet=8)

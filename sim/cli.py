@@ -16,12 +16,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .cluster import add_flags as add_cluster_flags
-from .inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
+from tablestorm import version
+from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, PORT, PROBABILITY, SEED, flag
 
 if TYPE_CHECKING:
-    from services.engine import Hand
-    from services.engine.phh import PhhHand
+    from tablestorm.services.engine import Hand
+    from tablestorm.services.engine.phh import PhhHand
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -32,21 +33,11 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Poker load and tournament simulation: gRPC table services, bot fleets on Ray, "
         "Prometheus metrics. Rule IDs in the help texts (CLOCK-1, TABLE-2) are those of docs/rules.md.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in _REGISTRARS:
         register(sub)
     return parser
-
-
-def _version() -> str:
-    """The installed distribution's version (its metadata, not a copy of the number)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("tablestorm")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -55,7 +46,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 def _check_serve(args: argparse.Namespace) -> None:
     """What ``tablestorm serve`` needs, checked before the server starts: InputError (a bad flag)
     or ListenError (a port in use), each naming the flag."""
-    from .inputs import InputError
+    from tablestorm.sim.inputs import InputError
 
     if (args.tls_cert is None) != (args.tls_key is None):
         raise InputError("--tls-cert and --tls-key go together")
@@ -69,7 +60,7 @@ def _check_serve(args: argparse.Namespace) -> None:
 
 def _check_pem(args: argparse.Namespace, *flags: str) -> None:
     """Each of ``flags`` that is set names a readable PEM file (InputError naming the flag)."""
-    from .inputs import InputError
+    from tablestorm.sim.inputs import InputError
 
     for name in flags:
         value = getattr(args, name.removeprefix("--").replace("-", "_"))
@@ -86,8 +77,8 @@ def _check_pem(args: argparse.Namespace, *flags: str) -> None:
 
 def _check_ports(args: argparse.Namespace) -> None:
     """--host, --port and --metrics-port of a server command: the ports are free to take here."""
-    from .inputs import InputError
-    from .listen import check_port
+    from tablestorm.sim.inputs import InputError
+    from tablestorm.sim.listen import check_port
 
     check_port(args.host, args.port, "--port")
     if args.metrics_port is not None:
@@ -99,11 +90,10 @@ def _check_ports(args: argparse.Namespace) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from services.table.host import HostLimits
-    from services.table.server import ServerConfig, run
-    from services.table.tls import ServerTls
-
-    from .inputs import InputError
+    from tablestorm.services.rpc.tls import ServerTls
+    from tablestorm.services.table.host import HostLimits
+    from tablestorm.services.table.server import ServerConfig, run
+    from tablestorm.sim.inputs import InputError
 
     try:
         _check_serve(args)
@@ -162,7 +152,7 @@ MAX_OPERATOR_TOKEN = 128
 
 def _table_endpoints(text: str) -> tuple[str, ...]:
     """``--tables``: HOST:PORT[,HOST:PORT...], each port 1-65535, none twice (InputError)."""
-    from .inputs import InputError
+    from tablestorm.sim.inputs import InputError
 
     endpoints = []
     for item in text.split(","):
@@ -178,7 +168,7 @@ def _table_endpoints(text: str) -> tuple[str, ...]:
 
 def _operator_token(path: str) -> str:
     """``--operator-token-file``: the token is the file's text, stripped (InputError)."""
-    from .inputs import InputError
+    from tablestorm.sim.inputs import InputError
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -195,7 +185,7 @@ def _operator_token(path: str) -> str:
 
 
 def _serve_tournaments(args: argparse.Namespace) -> int:
-    from .inputs import InputError
+    from tablestorm.sim.inputs import InputError
 
     try:
         tables = _table_endpoints(args.tables)
@@ -213,9 +203,9 @@ def _serve_tournaments(args: argparse.Namespace) -> int:
         return 2
     from pathlib import Path
 
-    from services.table.tls import ClientTls, ServerTls  # after the checks: a refusal is instant
-    from services.tournament.lobby import LobbyLimits
-    from services.tournament.server import TournamentServerConfig, run
+    from tablestorm.services.rpc.tls import ClientTls, ServerTls  # after the checks: a refusal is instant
+    from tablestorm.services.tournament.lobby import LobbyLimits
+    from tablestorm.services.tournament.server import TournamentServerConfig, run
 
     def path(value: str | None) -> Path | None:
         return Path(value) if value is not None else None
@@ -275,7 +265,7 @@ def _register_serve_tournaments(sub: argparse._SubParsersAction[argparse.Argumen
 def _replay(args: argparse.Namespace) -> int:
     import json
 
-    from services.engine import phh
+    from tablestorm.services.engine import phh
 
     status = 0
     for path in args.files:
@@ -320,7 +310,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _replay_result(path: str, number: int, parsed: PhhHand, hand: Hand) -> dict[str, object]:
     """The JSON object ``tablestorm replay`` prints for one hand (players as PHH labels)."""
-    from services.engine.events import HandEnded, PotAwarded
+    from tablestorm.services.engine.events import HandEnded, PotAwarded
 
     amounts: dict[int, int] = {}
     winners: dict[int, list[str]] = {}
@@ -370,9 +360,9 @@ def _simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import random
     import time
 
-    from services.engine import Stakes, Structure, TableOptions, shuffler_for, variant_named
-    from services.engine.events import Acted, HandEnded, PotsFormed, TimedOut
-    from sim.random_play import benchmark_policy, play_random_hand, random_action
+    from tablestorm.services.engine import Stakes, Structure, TableOptions, shuffler_for, variant_named
+    from tablestorm.services.engine.events import Acted, HandEnded, PotsFormed, TimedOut
+    from tablestorm.sim.random_play import benchmark_policy, play_random_hand, random_action
 
     if args.policy != "benchmark":
         given = [name for name, value in (("--fold", args.fold), ("--raise", args.raise_)) if value is not None]
@@ -479,21 +469,21 @@ class _Registry(Sequence[str]):
 
 
 def _games() -> Sequence[str]:
-    from services.engine import VARIANTS
+    from tablestorm.services.engine import VARIANTS
 
     return tuple(VARIANTS)
 
 
 def _structures() -> Sequence[str]:
-    from services.engine import Structure
+    from tablestorm.services.engine import Structure
 
     return tuple(s.value for s in Structure)
 
 
 _GAMES = _Registry(_games)
-"""The engine's games (``services.engine.VARIANTS``), for ``--game``."""
+"""The engine's games (``tablestorm.services.engine.VARIANTS``), for ``--game``."""
 _STRUCTURES = _Registry(_structures)
-"""The engine's betting structures (``services.engine.Structure``), for ``--structure``/``--betting``."""
+"""The engine's betting structures (``tablestorm.services.engine.Structure``), for ``--structure``/``--betting``."""
 
 
 def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -531,14 +521,14 @@ def _register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 def _load(args: argparse.Namespace) -> int:
     import json
 
-    from sim import cluster
-    from sim.deployment import DeploymentError
-    from sim.driver import LoadTest
-    from sim.given_servers import probe
-    from sim.inputs import InputError
-    from sim.interruption import EXIT_STATUS, Interruption
-    from sim.load_args import check
-    from sim.prometheus import PrometheusError
+    from tablestorm.sim.cluster import connection
+    from tablestorm.sim.cluster.deployment import DeploymentError
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Interruption
+    from tablestorm.sim.inputs import InputError
+    from tablestorm.sim.load.args import check
+    from tablestorm.sim.load.driver import LoadTest
+    from tablestorm.sim.load.given_servers import probe
+    from tablestorm.sim.load.prometheus import PrometheusError
 
     try:
         run = check(args)
@@ -555,8 +545,8 @@ def _load(args: argparse.Namespace) -> int:
                   "(Debian: apt-get install prometheus)", file=sys.stderr)
             return 2
     try:  # connected here, within --connect-timeout: the run uses this Ray and leaves it to us
-        info = cluster.connect(run.address, timeout=args.connect_timeout)
-    except cluster.ClusterError as exc:
+        info = connection.connect(run.address, timeout=args.connect_timeout)
+    except connection.ClusterError as exc:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
     interruption = Interruption()
@@ -575,7 +565,7 @@ def _load(args: argparse.Namespace) -> int:
         return EXIT_STATUS
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()
     summary = result.summary
     print(json.dumps({k: summary[k] for k in (
         "bots", "duration_s", "hands", "actions", "hands_per_s", "actions_per_s", "latency_ms",
@@ -583,7 +573,7 @@ def _load(args: argparse.Namespace) -> int:
     ) if k in summary}))
     print(f"report: {result.files.get('report', run.out / 'report.html')}", file=sys.stderr)
     if run.junit is not None:
-        from sim.junit import write_junit
+        from tablestorm.sim.load.junit import write_junit
 
         run.junit.parent.mkdir(parents=True, exist_ok=True)
         write_junit(run.junit, summary["thresholds"], summary, suite=f"tablestorm load: {run.scenario.name}")
@@ -640,7 +630,7 @@ def _structure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
     import yaml
 
-    from services.tournament.advisor import (
+    from tablestorm.services.director.advisor import (
         FINAL_BIG_BET_CHIPS,
         FIRST_BIG_BET_STACKS,
         AdviceError,
@@ -680,7 +670,7 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
     The big bet (the big blind in pot and no limit) grows geometrically from about the starting
     stack / 75 to about the chips in play / 20, one level per --level-minutes, breaks included in
-    the target; amounts are rounded to the denominations rooms use (services/tournament/advisor.py).
+    the target; amounts are rounded to the denominations rooms use (services/director/advisor.py).
     Prints the structure file (YAML, the schema of sim/tournaments/) or writes it to --out.
     """
     p = sub.add_parser("structure", help="suggest tournament levels for a target duration",
@@ -704,28 +694,28 @@ def _register_structure(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _register_tournament(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from .tournament.command import register
+    from tablestorm.sim.tournament.command import register
 
     register(sub)
 
 
 def _register_capacity(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tablestorm capacity``: a stepped load sweep and the USL (sim/capacity)."""
-    from sim.capacity.command import register
+    from tablestorm.sim.capacity.command import register
 
     register(sub)
 
 
 def _register_schedule(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tablestorm schedule``: a Monte Carlo of a day's tournaments on Ray (sim/schedule)."""
-    from sim.schedule.command import register
+    from tablestorm.sim.schedule.command import register
 
     register(sub)
 
 
 def _register_plan(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``tablestorm plan``: the nodes that carry a simulated day (sim/plan)."""
-    from sim.plan.command import register
+    from tablestorm.sim.plan.command import register
 
     register(sub)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import socket
 
-from .inputs import InputError
+from tablestorm.sim.inputs import InputError
 
 __all__ = ["ListenError", "check_host", "check_port"]
 

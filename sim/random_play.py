@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from services.engine import (
+from tablestorm.services.engine import (
     Action,
     ActionKind,
     Hand,
@@ -25,8 +25,8 @@ from services.engine import (
     TableOptions,
     shuffler_for,
 )
-from services.engine.deck import Deck
-from services.engine.variants import Structure
+from tablestorm.services.engine.deck import Deck
+from tablestorm.services.engine.variants import Structure
 
 Policy = Callable[[Hand, random.Random], Action]
 

@@ -1,6 +1,6 @@
 """The files the commands read at run time: the example scenarios and the Prometheus configuration.
 
-Both ship in the wheel as data of the ``sim`` package, so ``tablestorm load smoke --prometheus``
+Both ship in the wheel as data of the ``tablestorm.sim`` package, so ``tablestorm load smoke --prometheus``
 works from any directory after ``pip install tablestorm``. The Prometheus files have one source,
 ``deploy/prometheus/`` (what operators deploy), which the build copies into the package as
 ``sim/_deploy/prometheus/`` (``setup.py``); a source checkout (an editable install, the tests)
@@ -13,7 +13,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Final
 
-_PACKAGE: Final = Path(str(files("sim")))
+# Resolved: in a checkout the package is reached through the tablestorm/sim link, the deploy/
+# folder lies beside the real sim/.
+_PACKAGE: Final = Path(str(files("tablestorm.sim"))).resolve()
 SCENARIOS: Final = _PACKAGE / "scenarios"
 """The example scenarios (``smoke``, ``stud-ramp``, ...): ``tablestorm load NAME`` runs one."""
 _PACKAGED_PROMETHEUS: Final = _PACKAGE / "_deploy" / "prometheus"

@@ -6,16 +6,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from sim import cluster
+from tablestorm.sim.cluster import connection
 
 
 @pytest.fixture(scope="module")
-def ray_local() -> Iterator[cluster.ClusterInfo]:
+def ray_local() -> Iterator[connection.ClusterInfo]:
     """One loopback-only local Ray for a module's runs (started here, stopped at the module's end):
     Ray takes seconds to start, so the runs of a module share it."""
-    info = cluster.connect(None)
+    info = connection.connect(None)
     try:
         yield info
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()

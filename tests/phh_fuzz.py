@@ -1,7 +1,7 @@
 """Fuzzing the PHH reader and replay: seed histories, their mutations, and the property they keep.
 
 The property (:func:`check`): whatever the text, ``loads``/``loads_all`` and ``replay`` raise only
-:class:`~services.engine.phh.PhhError` (``PhhFormatError`` or ``ReplayError``), and a hand that does
+:class:`~tablestorm.services.engine.phh.PhhError` (``PhhFormatError`` or ``ReplayError``), and a hand that does
 replay exports to a history that replays to the very same events.
 
 One mutator serves every driver. It takes each decision from a :data:`Choose` function
@@ -20,9 +20,9 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from services.engine import VARIANTS, Stakes, TableOptions, card_str, phh
-from services.engine.phh.toml_writer import toml_string, toml_value
-from sim.random_play import benchmark_policy, play_random_hand
+from tablestorm.services.engine import VARIANTS, Stakes, TableOptions, card_str, phh
+from tablestorm.services.engine.phh.toml_writer import toml_string, toml_value
+from tablestorm.sim.random_play import benchmark_policy, play_random_hand
 
 Choose = Callable[[int], int]
 """``choose(n)``: a number in ``range(n)``, the fuzzer's decision."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sim import cluster
+from tablestorm.sim.cluster import connection
 
 LOOPBACK = "127.0.0.1"
 
@@ -20,7 +20,7 @@ def loopback_nodes(count: int = 3, *, replace_connected: bool = False) -> Iterat
 
     A Ray this process is already connected to is shut down first with ``replace_connected`` (a
     module whose single-node Ray is done with), otherwise the test is skipped."""
-    ray = cluster._ray()  # sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before Ray is imported
+    ray = connection._ray()  # sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before Ray is imported
     from ray.cluster_utils import Cluster
 
     if ray.is_initialized():

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from services.engine import (
+from tablestorm.services.engine import (
     FIVE_CARD_STUD,
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,
@@ -32,9 +32,9 @@ from services.engine import (
     Variant,
     parse_cards,
 )
-from services.engine.cards import Card
-from services.engine.deck import Deck
-from services.engine.events import Event, PotAwarded
+from tablestorm.services.engine.cards import Card
+from tablestorm.services.engine.deck import Deck
+from tablestorm.services.engine.events import Event, PotAwarded
 
 __all__ = [
     "DRAW_LIMIT",

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from sim.schedule.demand import QUANTITIES, Load
-from sim.schedule.replication import EventRun, Outcome
-from sim.schedule.runner import ScheduleRun
-from sim.schedule.spec import Schedule, load_schedule
+from tablestorm.sim.schedule.demand import QUANTITIES, Load
+from tablestorm.sim.schedule.replication import EventRun, Outcome
+from tablestorm.sim.schedule.runner import ScheduleRun
+from tablestorm.sim.schedule.spec import Schedule, load_schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "sim" / "schedules" / "quick.yaml"

@@ -1,6 +1,6 @@
 """The tournament structure file's rules (the team's YAML schema), as a checker for tests.
 
-``services/tournament/structure.py`` is the loader; this checker lets the advisor's and the
+``services/director/structure.py`` is the loader; this checker lets the advisor's and the
 example files' tests hold a structure to the schema on their own: every key known, every
 required key present, each level a play level with its game's stakes (passing
 ``Stakes.validate``) or a break. A failure names the key's path, e.g. ``levels[3].small_bet``.
@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from services.engine.variants import VARIANTS, Stakes, Structure, Variant
+from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure, Variant
 
 TOP_KEYS = {
     "name", "game", "betting", "seats", "starting_stack", "buy_in", "clock_seconds", "max_entrants", "levels",

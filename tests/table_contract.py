@@ -15,9 +15,9 @@ from pathlib import Path
 
 from grpc import StatusCode
 
-from services.engine import VARIANTS
-from services.table.convert import STRUCTURE_TO_PB
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import VARIANTS
+from tablestorm.services.table.convert import STRUCTURE_TO_PB
 
 PROTO = Path(__file__).resolve().parent.parent / "proto" / "tablestorm" / "v1" / "table_service.proto"
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]

@@ -1,4 +1,4 @@
-"""sim.bots.client.attribution: which of a bot's failures the run's chaos caused, by what the bot
+"""tablestorm.sim.bots.client.attribution: which of a bot's failures the run's chaos caused, by what the bot
 learns next, not by when they happened; and RunStats keeping the chaos's errors apart."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.bots.client.attribution import TRANSPORT_FAILURES, Attribution, Held
-from sim.stats import RunStats
+from tablestorm.sim.bots.client.attribution import TRANSPORT_FAILURES, Attribution, Held
+from tablestorm.sim.load.stats import RunStats
 
 OLD, NEW = "10.0.0.1:5000", "10.0.0.2:5000"
 

@@ -1,4 +1,4 @@
-"""sim.batching.Batched: one call out at a time, whatever was asked meanwhile in the next, each ask
+"""tablestorm.sim.load.batching.Batched: one call out at a time, whatever was asked meanwhile in the next, each ask
 answered by its own item's answer (or its batch's failure).
 
 The remote side is a coroutine the test holds open with an event, so what is asked while a call
@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from sim.batching import Batched
+from tablestorm.sim.load.batching import Batched
 
 
 class Remote:

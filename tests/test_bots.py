@@ -20,16 +20,16 @@ from typing import Any
 import grpc
 import pytest
 
-from services.engine.cards import parse_cards
-from services.table.host import HostLimits, TableHost
-from services.table.metrics import Metrics
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.server import ServerConfig, TableServer
-from services.table.service import TableService, handlers
-from sim.bots import BOT_KINDS as STRATEGIES
-from sim.bots import Action, Assignment, Bot, BotConfig, ChannelPool, Fleet, Legal, Tally, View
-from sim.bots.strategies import (
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.engine.cards import parse_cards
+from tablestorm.services.table.host import HostLimits, TableHost
+from tablestorm.services.table.metrics import Metrics
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.services.table.service import TableService, handlers
+from tablestorm.sim.bots import BOT_KINDS as STRATEGIES
+from tablestorm.sim.bots import Action, Assignment, Bot, BotConfig, ChannelPool, Fleet, Legal, Tally, View
+from tablestorm.sim.bots.strategies import (
     CallingStation,
     Maniac,
     RandomLegal,
@@ -41,9 +41,9 @@ from sim.bots.strategies import (
     strategy_for,
     strength,
 )
-from sim.distributions import Distribution
-from sim.scenario import BOT_KINDS
-from sim.stats import TIMEOUT_OUTCOMES, RunStats
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.scenario import BOT_KINDS
+from tablestorm.sim.load.stats import TIMEOUT_OUTCOMES, RunStats
 
 CLOCK = 0.3
 THINK = Distribution("uniform", 0.01, 0.0, 0.02)

@@ -23,15 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
-from sim.capacity.command import parse_steps
-from sim.capacity.report import render_capacity_html
-from sim.capacity.result import SCHEMA, build_capacity, slo_capacity
-from sim.capacity.slo import SLO
-from sim.capacity.sweep import CpuUse, Steadiness, Step, sweep_scenario
-from sim.capacity.usl import USLFitError, fit_usl, usl
-from sim.cli import main as cli_main
-from sim.scenario import from_mapping
-from sim.stats import RunStats
+from tablestorm.sim.capacity.command import parse_steps
+from tablestorm.sim.capacity.report import render_capacity_html
+from tablestorm.sim.capacity.result import SCHEMA, build_capacity, slo_capacity
+from tablestorm.sim.capacity.slo import SLO
+from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, Step, sweep_scenario
+from tablestorm.sim.capacity.usl import USLFitError, fit_usl, usl
+from tablestorm.sim.cli import main as cli_main
+from tablestorm.sim.load.scenario import from_mapping
+from tablestorm.sim.load.stats import RunStats
 
 # ----------------------------------------------------------------------------- the USL fit
 

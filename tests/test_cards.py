@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.cards import (
+from tablestorm.services.engine.cards import (
     DECK_32,
     DECK_36,
     DECK_52,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from services.engine import (
+from tablestorm.services.engine import (
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,
     SEVEN_TO_ACE_DRAW,
@@ -25,9 +25,9 @@ from services.engine import (
     TableOptions,
     phh,
 )
-from services.engine.events import Acted, HandEnded, PotAwarded, TimedOut
-from sim import cli
-from sim.random_play import benchmark_policy, play_out, play_random_hand, random_action
+from tablestorm.services.engine.events import Acted, HandEnded, PotAwarded, TimedOut
+from tablestorm.sim import cli
+from tablestorm.sim.random_play import benchmark_policy, play_out, play_random_hand, random_action
 
 ROOT = Path(__file__).resolve().parent.parent
 AGGRESSIVE = {ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE}
@@ -256,7 +256,7 @@ def test_cli_lists_match_the_engine() -> None:
 
 def test_building_the_parser_imports_no_engine() -> None:
     code = (
-        "import sys, sim.cli; sim.cli._build_parser(); "
+        "import sys, tablestorm.sim.cli; tablestorm.sim.cli._build_parser(); "
         "print(any(m.startswith('services') for m in sys.modules))"
     )
     result = subprocess.run(
@@ -268,7 +268,7 @@ def test_building_the_parser_imports_no_engine() -> None:
 def test_module_entry_point(tmp_path: Path) -> None:
     path = stud_file(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "sim.cli", "replay", str(path)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "tablestorm", "replay", str(path)], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["variant"] == "F7S"

@@ -3,7 +3,7 @@
 The installed command runs as a process, one case per test: a bad flag exits 2 with one line that
 names the flag (argparse's usage line may come before it), no traceback, and nothing started:
 no Ray session appears in the run's own Ray temp dir, no output directory is created. Flags that
-set a scenario value are refused by the scenario parser's own rules (sim/scenario.py), the same
+set a scenario value are refused by the scenario parser's own rules (sim/load/scenario.py), the same
 words a scenario file gets.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.chaos import ChaosEvent
+from tablestorm.sim.load.chaos import ChaosEvent
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import cluster
+from tablestorm.sim.cluster import connection
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 
@@ -37,7 +37,7 @@ def ray_tmpdir() -> Iterator[Path]:
 def silent_listener() -> Iterator[socket.socket]:
     """A TCP port that accepts connections and never says a word (nor is a Ray)."""
     with socket.socket() as listener:
-        listener.bind((cluster.LOOPBACK, 0))
+        listener.bind((connection.LOOPBACK, 0))
         listener.listen(16)
         listener.setblocking(False)
         yield listener
@@ -98,7 +98,7 @@ def test_plain_run_starts_its_own_ray_despite_a_leftover_cluster_file(
 
 def test_unreachable_address_fails_at_once_with_the_address_named(ray_tmpdir: Path) -> None:
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
-        probe.bind((cluster.LOOPBACK, 0))
+        probe.bind((connection.LOOPBACK, 0))
         port = probe.getsockname()[1]
     done, seconds = _load("--address", f"127.0.0.1:{port}", "--out", "out", tmp=ray_tmpdir, timeout=120)
     assert done.returncode == 2, done.stderr
@@ -128,18 +128,18 @@ def test_join_turns_token_auth_on_when_a_token_is_at_hand(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Ray turns token auth on for ``auto`` only; a HOST:PORT join needs it as much."""
-    monkeypatch.delenv(cluster.AUTH_MODE, raising=False)
-    for name in cluster.TOKEN_VARIABLES:
+    monkeypatch.delenv(connection.AUTH_MODE, raising=False)
+    for name in connection.TOKEN_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(cluster, "DEFAULT_TOKEN_FILE", tmp_path / "auth_token")
-    assert cluster.token_auth_wanted() is False and cluster.AUTH_MODE not in os.environ
+    monkeypatch.setattr(connection, "DEFAULT_TOKEN_FILE", tmp_path / "auth_token")
+    assert connection.token_auth_wanted() is False and connection.AUTH_MODE not in os.environ
     (tmp_path / "token").write_text("0123456789abcdef\n")
     monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(tmp_path / "token"))
-    assert cluster.token_auth_wanted() is True and os.environ[cluster.AUTH_MODE] == "token"
-    monkeypatch.setenv(cluster.AUTH_MODE, "disabled")
-    assert cluster.token_auth_wanted() is False, "an explicit RAY_AUTH_MODE is the user's word"
+    assert connection.token_auth_wanted() is True and os.environ[connection.AUTH_MODE] == "token"
+    monkeypatch.setenv(connection.AUTH_MODE, "disabled")
+    assert connection.token_auth_wanted() is False, "an explicit RAY_AUTH_MODE is the user's word"
 
 
 @pytest.mark.parametrize("address", ["auto", "10.0.0.5:6379", "ray://head:10001", "[::1]:6379"])
 def test_addresses_accepted(address: str) -> None:
-    assert cluster.check_address(address) == address
+    assert connection.check_address(address) == address

@@ -33,10 +33,10 @@ import pytest
 import yaml
 from dockerfile_parse import DockerfileParser  # type: ignore[import-untyped]
 
-from services.tournament import load_structure
-from sim.cli import _build_parser
-from sim.nodes import FLEET_RESOURCE, METRICS_PORT_ENV, TABLE_HOST_RESOURCE
-from sim.scenario import load
+from tablestorm.sim.cli import _build_parser
+from tablestorm.sim.cluster.nodes import FLEET_RESOURCE, METRICS_PORT_ENV, TABLE_HOST_RESOURCE
+from tablestorm.sim.load.scenario import load
+from tablestorm.sim.tournament.structure_file import load_structure
 
 ROOT = Path(__file__).resolve().parent.parent
 KUBERAY = ROOT / "deploy" / "kuberay"
@@ -288,7 +288,8 @@ for argv in json.load(sys.stdin):
 @functools.cache
 def ray_parses() -> dict[tuple[str, ...], dict[str, Any]]:
     """Every ``ray SUBCOMMAND ...`` the deploy files run, through Ray's own click parser, in one
-    subprocess: importing Ray here would do so before :mod:`sim.cluster` pins a local Ray to loopback."""
+    subprocess: importing Ray here would do so before :mod:`tablestorm.sim.cluster.connection` pins a local
+    Ray to loopback."""
     runs = [argv[1:] for _, argv, _ in commands() if argv[0] == "ray"]
     done = subprocess.run([sys.executable, "-c", RAY_PARSE], input=json.dumps(runs),
                           capture_output=True, text=True, timeout=120)
@@ -444,7 +445,8 @@ def test_the_build_stage_makes_a_wheel_whose_compiled_engine_imports(tmp_path: P
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel), "mypy_extensions"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    probe = ("import services.engine as e, services.engine.hand as h, services.engine.evaluation as v;"
+    probe = ("import tablestorm.services.engine as e, tablestorm.services.engine.hand as h, "
+             "tablestorm.services.engine.evaluation as v;"
              "print(h.__file__); print(v.__file__)")
     done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]

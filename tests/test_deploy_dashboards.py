@@ -47,15 +47,15 @@ from test_table_service import run_async
 from test_tournament_serve import process, stop
 from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from sim.distributions import Distribution
-from sim.driver import LoadTest
-from sim.prometheus import PrometheusServer, write_targets
-from sim.scenario import from_mapping
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.driver import LoadTest
+from tablestorm.sim.load.prometheus import PrometheusServer, write_targets
+from tablestorm.sim.load.scenario import from_mapping
 
 if TYPE_CHECKING:  # the typed stub of a grpc.aio channel lives in the generated .pyi only
-    from services.table.proto_gen.tournament_pb2_grpc import TournamentServiceAsyncStub
+    from tablestorm.services.api.tournament_pb2_grpc import TournamentServiceAsyncStub
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAFANA = ROOT / "deploy" / "grafana"

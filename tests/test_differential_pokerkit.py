@@ -1,8 +1,8 @@
 """Differential test: our engine against PokerKit 0.7.7 on Seven Card Stud (F7S) and Hi-Lo (F7S/8).
 
-Each hand is played by our engine with random legal actions (``sim.random_play``: uniform over the
+Each hand is played by our engine with random legal actions (``tablestorm.sim.random_play``: uniform over the
 legal kinds, or the benchmark bot that rarely folds, for more showdowns and side pots), exported to PHH
-by ``services.engine.phh``, loaded by ``pokerkit.HandHistory.loads`` and replayed by iterating its
+by ``tablestorm.services.engine.phh``, loaded by ``pokerkit.HandHistory.loads`` and replayed by iterating its
 states; the finishing stacks must be equal hand by hand. PokerKit is a test-only oracle.
 
 The tables use PokerKit-compatible options: no open pair (STUD-5 is not in PokerKit), the cap always
@@ -57,7 +57,7 @@ from pokerkit.state import (
     State,
 )
 
-from services.engine import (
+from tablestorm.services.engine import (
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,
     ActionKind,
@@ -69,15 +69,15 @@ from services.engine import (
     parse_cards,
     phh,
 )
-from services.engine.events import (
+from tablestorm.services.engine.events import (
     Acted,
     HandShown,
     PotAwarded,
     PotsFormed,
     RoundStarted,
 )
-from services.engine.hand import ALL_IN
-from sim.random_play import benchmark_policy, play_out, play_random_hand, random_action
+from tablestorm.services.engine.hand import ALL_IN
+from tablestorm.sim.random_play import benchmark_policy, play_out, play_random_hand, random_action
 
 UNIT = 840
 """Every chip amount is a multiple of this: lcm(1..7) * 2, so no pot or Hi-Lo half leaves odd chips
@@ -348,7 +348,7 @@ def _stud(cards: list[str], stacks: list[int], stakes: Stakes, variant=SEVEN_CAR
 
 
 def _apply(hand: Hand, *steps: tuple[int, ActionKind, int]) -> None:
-    from services.engine import Action
+    from tablestorm.services.engine import Action
 
     for player, kind, amount in steps:
         assert hand.actor == player, (hand.actor, player)

@@ -3,7 +3,7 @@ metrics, the report's files.
 
 docs/rules.md is the rule book every citation points at: each rule ID cited anywhere in the
 project must be defined there, once. docs/scenarios.md documents each scenario key with its type
-and default: the keys must be the parser's (sim/scenario.py), each documented default must be the
+and default: the keys must be the parser's (sim/load/scenario.py), each documented default must be the
 one the parser applies, and its full example must be a valid scenario using every key.
 """
 
@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from sim import scenario as scenarios
-from sim.report import HISTORY_COLUMNS
-from sim.stats import RunStats
-from sim.summary import LoadRunFacts, build_summary
-from sim.thresholds import METRICS
+from tablestorm.sim.load import scenario as scenarios
+from tablestorm.sim.load.report import HISTORY_COLUMNS
+from tablestorm.sim.load.stats import RunStats
+from tablestorm.sim.load.summary import LoadRunFacts, build_summary
+from tablestorm.sim.load.thresholds import METRICS
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "rules.md").read_text()

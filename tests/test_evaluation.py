@@ -1,4 +1,4 @@
-"""Hand rankings (services.engine.evaluation) against PokerKit, combinatorics and the rule book.
+"""Hand rankings (tablestorm.services.engine.evaluation) against PokerKit, combinatorics and the rule book.
 
 PokerKit is the oracle here only; the engine never imports it. Differential tests compare
 orderings: our strengths and the oracle's hands must sort a sample of hands identically.
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pokerkit import EightOrBetterLowHand, Rank, ShortDeckHoldemHand, ShortDeckHoldemLookup, StandardHighHand
 from pokerkit.hands import Hand
 
-from services.engine.cards import (
+from tablestorm.services.engine.cards import (
     ACE,
     DECK_32,
     DECK_36,
@@ -33,7 +33,7 @@ from services.engine.cards import (
     parse_card,
     parse_cards,
 )
-from services.engine.evaluation import (
+from tablestorm.services.engine.evaluation import (
     BOARD,
     FLUSH,
     FULL_HOUSE,

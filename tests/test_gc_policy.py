@@ -1,4 +1,4 @@
-"""The latency GC policy of host and fleet processes (services/table/gc_policy.py).
+"""The latency GC policy of host and fleet processes (services/rpc/gc_policy.py).
 
 Each check runs in a fresh interpreter: the policy changes process-wide collector state, which
 must not leak into the rest of the test run.
@@ -24,7 +24,7 @@ def _run(code: str) -> str:
 def test_start_up_objects_are_frozen_and_full_collections_stop() -> None:
     out = _run("""
         import gc
-        from services.table.gc_policy import NO_FULL, YOUNG_THRESHOLD, tune_for_latency
+        from tablestorm.services.rpc.gc_policy import NO_FULL, YOUNG_THRESHOLD, tune_for_latency
         before = gc.get_freeze_count()
         tune_for_latency()
         young, middle, full = gc.get_threshold()
@@ -45,7 +45,7 @@ def test_start_up_objects_are_frozen_and_full_collections_stop() -> None:
 def test_young_collections_still_reclaim_cycles_and_collect_all_reaches_the_rest() -> None:
     out = _run("""
         import gc, weakref
-        from services.table.gc_policy import collect_all, tune_for_latency
+        from tablestorm.services.rpc.gc_policy import collect_all, tune_for_latency
 
         class Node:
             pass

@@ -1,9 +1,9 @@
-"""sim.interruption: what a run does with a second signal, apart from the real-process tests
+"""tablestorm.sim.cluster.interruption: what a run does with a second signal, apart from the real-process tests
 (tests/test_load_interrupt.py)."""
 
 from __future__ import annotations
 
-from sim.interruption import Abort, abort_in
+from tablestorm.sim.cluster.interruption import Abort, abort_in
 
 
 def test_an_abort_wrapped_by_native_code_is_still_found() -> None:

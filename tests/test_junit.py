@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from sim.junit import write_junit
-from sim.thresholds import evaluate
+from tablestorm.sim.load.junit import write_junit
+from tablestorm.sim.load.thresholds import evaluate
 
 SUMMARY: dict[str, Any] = {
     "duration_s": 12.5, "latency_ms": {"p99": 132.5}, "errors_total": 0, "hands": 900,

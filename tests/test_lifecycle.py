@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import pytest
 
-from sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
+from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
 
 StatusCode = grpc.StatusCode
 

@@ -28,15 +28,15 @@ from xml.etree import ElementTree
 import pytest
 from loopback import connections_of, outside_loopback
 
-from services.table.ledger import LedgerEntry, SeatRecord
-from sim import cluster
-from sim.chaos import ChaosEvent
-from sim.cli import main as cli_main
-from sim.deployment import DeploymentError, within
-from sim.distributions import Distribution
-from sim.driver import LoadTest, RunResult
-from sim.registry import ChipCount, Registry
-from sim.scenario import BOT_KINDS, Scenario, ScenarioError, from_mapping, load
+from tablestorm.services.table.ledger import LedgerEntry, SeatRecord
+from tablestorm.sim.cli import main as cli_main
+from tablestorm.sim.cluster import connection
+from tablestorm.sim.cluster.deployment import DeploymentError, within
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.chaos import ChaosEvent
+from tablestorm.sim.load.driver import LoadTest, RunResult
+from tablestorm.sim.load.registry import ChipCount, Registry
+from tablestorm.sim.load.scenario import BOT_KINDS, Scenario, ScenarioError, from_mapping, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "sim" / "scenarios"
@@ -223,7 +223,7 @@ def _assert_clean_end(summary: dict[str, Any]) -> None:
     assert summary["hands_voided_at_end"] == 0
 
 
-def test_every_game_and_bot_kind_under_load(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_every_game_and_bot_kind_under_load(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """>= 200 bots for >= 10 s over all four games: hands everywhere, no errors, chips conserved,
     every bot kind acted, and timeouts, side pots and raise caps all happened."""
     scenario = dataclasses.replace(
@@ -269,7 +269,7 @@ def test_every_game_and_bot_kind_under_load(ray_local: cluster.ClusterInfo, tmp_
     assert all(target.startswith("127.0.0.1:") for group in by_role.values() for target in group)
 
 
-def test_staged_ramp_keeps_the_mix_and_the_timeline(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_staged_ramp_keeps_the_mix_and_the_timeline(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """A closed model ramping up and down: the games fill in the mix's proportions from the first
     bots on, and bots leaving mid-hand (each stands up only when its hand is over, seconds later)
     never hold up the one-second timeline."""
@@ -304,7 +304,7 @@ def test_staged_ramp_keeps_the_mix_and_the_timeline(ray_local: cluster.ClusterIn
 
 
 def test_kill_host_voids_refunds_and_reseats_and_tells_the_chaos_apart(
-    ray_local: cluster.ClusterInfo, tmp_path: Path
+    ray_local: connection.ClusterInfo, tmp_path: Path
 ) -> None:
     """``--chaos kill-host@4s``, then at 8 s a host nobody planned to lose (killed behind the run's
     back): the running hands of each are voided with exact refunds, their tables come back on the
@@ -378,7 +378,7 @@ def test_kill_host_voids_refunds_and_reseats_and_tells_the_chaos_apart(
 
 
 def test_kill_fleet_hands_the_seats_to_new_bots_without_false_violations(
-    ray_local: cluster.ClusterInfo, tmp_path: Path
+    ray_local: connection.ClusterInfo, tmp_path: Path
 ) -> None:
     """``--chaos kill-fleet``: a new fleet plays the dead fleet's seats on with the tokens the ledger
     holds. Each replacement joins a running hand whose replay shows the dead bot's actions for its
@@ -409,7 +409,7 @@ def test_kill_fleet_hands_the_seats_to_new_bots_without_false_violations(
 
 
 def test_failing_threshold_makes_exit_status_non_zero(
-    ray_local: cluster.ClusterInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ray_local: connection.ClusterInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The CLI in this process (it joins the Ray already running): one threshold that must fail,
     and the JUnit XML beside the exit status says which, with the value it had."""
@@ -435,7 +435,7 @@ def test_failing_threshold_makes_exit_status_non_zero(
     _report("threshold", summary)
 
 
-def test_cli_process_joins_a_cluster_and_passes_thresholds(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_cli_process_joins_a_cluster_and_passes_thresholds(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """The installed command, as a pipeline runs it: ``--address`` joins this module's Ray and a
     threshold that holds gives exit status 0 (the failing case is the test above)."""
     import ray
@@ -448,7 +448,7 @@ def test_cli_process_joins_a_cluster_and_passes_thresholds(ray_local: cluster.Cl
         "--think", "0.01", "--out", str(out), "--address", address, "--threshold", "chips_conserved==true",
     ]
     # Without RAY_AUTH_MODE (this process's local Ray set it): a HOST:PORT join finds the token
-    # itself, as Ray does for "auto" only (sim/cluster.py), and checks the node imports tablestorm.
+    # itself, as Ray does for "auto" only (sim/cluster/connection.py), and checks the node imports tablestorm.
     env = {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"}
     env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
@@ -464,7 +464,7 @@ def test_cli_process_joins_a_cluster_and_passes_thresholds(ray_local: cluster.Cl
 # ----------------------------------------------------------------------------- Prometheus
 
 
-def test_prometheus_scrapes_the_run(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_prometheus_scrapes_the_run(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """A real Prometheus finds the hosts and fleets through the run's file_sd file, scrapes them,
     and answers PromQL for the hands rate (raw and by the recording rule) while the run is live."""
     if shutil.which("prometheus") is None:
@@ -518,8 +518,8 @@ def test_prometheus_scrapes_the_run(ray_local: cluster.ClusterInfo, tmp_path: Pa
     _assert_sound(summary)
 
 
-def test_a_call_to_the_runs_actors_is_bounded_and_names_what_did_not_answer(ray_local: cluster.ClusterInfo) -> None:
-    ray = cluster._ray()
+def test_a_call_to_the_runs_actors_is_bounded_and_names_what_did_not_answer(ray_local: connection.ClusterInfo) -> None:
+    ray = connection._ray()
 
     @ray.remote(num_cpus=0)
     def stuck() -> int:
@@ -532,7 +532,7 @@ def test_a_call_to_the_runs_actors_is_bounded_and_names_what_did_not_answer(ray_
     assert time.monotonic() - started < 10
 
 
-def test_a_lost_host_can_be_replaced_by_a_new_one(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_a_lost_host_can_be_replaced_by_a_new_one(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """``replace_dead_hosts``: the killed host's tables are rebuilt on a host started for them, so
     the survivors keep their own load (a soak's steady state), with the same exact refunds."""
     scenario = from_mapping({

@@ -21,9 +21,9 @@ import pytest
 from loopback import connections_of, outside_loopback
 from ray_nodes import LOOPBACK, loopback_nodes
 
-from sim.distributions import Distribution
-from sim.driver import LoadTest
-from sim.scenario import from_mapping
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.driver import LoadTest
+from tablestorm.sim.load.scenario import from_mapping
 
 pytestmark = pytest.mark.slow
 

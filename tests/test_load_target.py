@@ -26,16 +26,16 @@ import pytest
 from serve_process import Served, serve
 from tls_certs import make_tls_files
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
-from sim import cluster
-from sim.cli import main as cli_main
-from sim.deployment import DeploymentError
-from sim.distributions import Distribution
-from sim.driver import LoadTest
-from sim.given_servers import EXISTING, GivenServers, Target
-from sim.scenario import from_mapping
-from sim.seat_pool import SeatPool
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.sim.cli import main as cli_main
+from tablestorm.sim.cluster import connection
+from tablestorm.sim.cluster.deployment import DeploymentError
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.driver import LoadTest
+from tablestorm.sim.load.given_servers import EXISTING, GivenServers, Target
+from tablestorm.sim.load.scenario import from_mapping
+from tablestorm.sim.load.seat_pool import SeatPool
 
 FAST_THINK = Distribution("uniform", 0.015, 0.0, 0.03)
 LOST_KINDS = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
@@ -81,7 +81,7 @@ def test_target_flags_are_checked_before_ray_starts(
     err = capsys.readouterr().err
     assert err.startswith(f"tablestorm load: {message}") and err.count("\n") == 1, err
     assert not (tmp_path / "out").exists()
-    assert not cluster._ray().is_initialized()
+    assert not connection._ray().is_initialized()
 
 
 def test_a_target_that_does_not_answer_stops_the_run_before_ray(
@@ -94,7 +94,7 @@ def test_a_target_that_does_not_answer_stops_the_run_before_ray(
     err = capsys.readouterr().err
     assert err.startswith(f"tablestorm load: --target 127.0.0.1:{port}: no TableService answered within 2 s"), err
     assert "UNAVAILABLE" in err and not (tmp_path / "out").exists()
-    assert not cluster._ray().is_initialized()
+    assert not connection._ray().is_initialized()
 
 
 # ----------------------------------------------------------------------------- finding and creating tables
@@ -161,7 +161,7 @@ def test_creating_tables_that_a_server_refuses_names_it_and_takes_back_the_other
 # ----------------------------------------------------------------------------- runs on Ray
 
 
-def test_two_servers_one_killed_mid_run(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_two_servers_one_killed_mid_run(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """Tables created round robin on two servers; at 4 s one is killed by its PID. Its bots report
     UNAVAILABLE and are stopped where they sit once it has not answered for 3 s; the other server's
     bots play on; the summary names the server, its tables, the chips last seen there and the bots'
@@ -214,7 +214,7 @@ def test_two_servers_one_killed_mid_run(ray_local: cluster.ClusterInfo, tmp_path
     assert f"against {kept.endpoint}, {killed.endpoint}" in page and f">{killed.endpoint} lost</text>" in page
 
 
-def test_existing_tables_over_tls(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_existing_tables_over_tls(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """``--target --tls-ca --tables existing`` from the command line against a TLS ``tablestorm
     serve``: the bots take the free seats of the tables they find (not the full one), play every
     game found, leave the tables open as they were, and the chips (the test's player's among them)

@@ -36,7 +36,7 @@ _NOT_SOURCE = shutil.ignore_patterns(
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
-    shutil.copytree(ROOT, source, ignore=_NOT_SOURCE)
+    shutil.copytree(ROOT, source, ignore=_NOT_SOURCE, symlinks=True)  # the package's links, as in a clone
     subprocess.run(
         [BIN / "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-q", "-w", work / "dist"],
         cwd=source, check=True, capture_output=True, env={"PATH": str(BIN), "TABLESTORM_COMPILE": "0"},
@@ -47,18 +47,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def test_wheel_carries_the_data_files_and_the_license(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {f"sim/scenarios/{name}" for name in SCENARIOS} <= names
-    # The example schedules and every structure they name (relative to them: ../tournaments/).
-    assert {f"sim/{p.relative_to(ROOT / 'sim')}" for d in ("schedules", "tournaments")
-            for p in (ROOT / "sim" / d).glob("*.yaml")} <= names
-    assert {f"sim/_deploy/prometheus/{name}" for name in PROMETHEUS} <= names
-    assert "sim/_deploy/prometheus/prometheus.yml" in names
     dist_info = f"tablestorm-{version('tablestorm')}.dist-info"
+    assert {name.split("/")[0] for name in names} == {"tablestorm", dist_info}, "one import package"
+    assert {"tablestorm/__init__.py", "tablestorm/services/engine/hand.py", "tablestorm/sim/cli.py"} <= names
+    assert {f"tablestorm/sim/scenarios/{name}" for name in SCENARIOS} <= names
+    # The example schedules and every structure they name (relative to them: ../tournaments/).
+    assert {f"tablestorm/sim/{p.relative_to(ROOT / 'sim')}" for d in ("schedules", "tournaments")
+            for p in (ROOT / "sim" / d).glob("*.yaml")} <= names
+    assert {f"tablestorm/sim/_deploy/prometheus/{name}" for name in PROMETHEUS} <= names
+    assert "tablestorm/sim/_deploy/prometheus/prometheus.yml" in names
     assert f"{dist_info}/licenses/LICENSE" in names
     metadata = zipfile.ZipFile(wheel).read(f"{dist_info}/METADATA").decode()
     assert "License-Expression: Apache-2.0" in metadata
     for name in PROMETHEUS:  # the copy is the file operators deploy, byte for byte
-        packaged = zipfile.ZipFile(wheel).read(f"sim/_deploy/prometheus/{name}")
+        packaged = zipfile.ZipFile(wheel).read(f"tablestorm/sim/_deploy/prometheus/{name}")
         assert packaged == (ROOT / "deploy" / "prometheus" / name).read_bytes()
 
 
@@ -101,11 +103,11 @@ def test_installed_wheel_runs_from_another_directory(installed: Installed) -> No
     tablestorm = installed.env_dir / "bin" / "tablestorm"
     done = installed.run(tablestorm, "--version")
     assert done.returncode == 0 and done.stdout.strip() == f"tablestorm {version('tablestorm')}", done.stderr
-    where = installed.run(installed.env_dir / "bin" / "python", "-c", "import sim.resources as r; "
+    where = installed.run(installed.env_dir / "bin" / "python", "-c", "import tablestorm.sim.resources as r; "
                           "print(r.__file__); print(r.prometheus_config()); print(' '.join(r.example_scenarios()))")
     module, prometheus, examples = where.stdout.splitlines()
     assert module.startswith(str(installed.site)), "the installed copy, not the checkout"
-    assert Path(prometheus) == installed.site / "sim" / "_deploy" / "prometheus"
+    assert Path(prometheus) == installed.site / "tablestorm" / "sim" / "_deploy" / "prometheus"
     assert sorted(path.name for path in Path(prometheus).glob("*.yml")) == PROMETHEUS
     assert examples.split() == [Path(name).stem for name in SCENARIOS]
     # The example is found by name; the run is then refused for the flag alone (no Ray needed).

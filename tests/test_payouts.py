@@ -1,4 +1,4 @@
-"""services.tournament.payouts: TOURN-9's places paid, bands and exact sums, for every field size."""
+"""tablestorm.services.director.payouts: TOURN-9's places paid, bands and exact sums, for every field size."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.tournament.payouts import WINNER_SHARE, payout_table, places_paid, tiers, winner_share
+from tablestorm.services.director.payouts import WINNER_SHARE, payout_table, places_paid, tiers, winner_share
 
 FIELDS_ALL = range(2, 10_001)
 FIELDS_STRIDED = sorted(

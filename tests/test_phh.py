@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from services.engine import (
+from tablestorm.services.engine import (
     FIVE_CARD_STUD,
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,
@@ -34,8 +34,8 @@ from services.engine import (
     parse_cards,
     phh,
 )
-from services.engine.events import CommunityCard, TimedOut
-from sim.random_play import play_out, play_random_hand
+from tablestorm.services.engine.events import CommunityCard, TimedOut
+from tablestorm.sim.random_play import play_out, play_random_hand
 
 GAMES = [
     (code, structure)

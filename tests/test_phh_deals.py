@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from services.engine import ScriptedDeck, parse_cards, phh
+from tablestorm.services.engine import ScriptedDeck, parse_cards, phh
 
 HEADS_UP_STUD = """\
 variant = "F7S"

@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from phh_fuzz import FIELDS, MAX_TEXT, TOKENS, Choose, check, mutate, seed_histories, toml_document
 from test_phh_deals import HEADS_UP_STUD
 
-from services.engine import phh
-from services.engine.events import Reshuffled
-from sim import cli
+from tablestorm.services.engine import phh
+from tablestorm.services.engine.events import Reshuffled
+from tablestorm.sim import cli
 
 BIN = Path(sys.executable).parent
 HERE = Path(__file__).resolve().parent
@@ -162,7 +162,7 @@ def test_tablestorm_replay_on_fuzzed_files(tmp_path: Path, files: int, batches: 
 
 
 def replay_in_process(text: str) -> None:
-    """``tablestorm replay`` (``sim.cli.main``) on one file holding ``text``."""
+    """``tablestorm replay`` (``tablestorm.sim.cli.main``) on one file holding ``text``."""
     with tempfile.TemporaryDirectory() as directory:
         path = str(Path(directory) / "fuzzed.phh")
         Path(path).write_text(text, encoding="utf-8")

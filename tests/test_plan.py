@@ -25,17 +25,17 @@ from schedule_data import METADATA, PER_CORE, ROOT, band, capacity_doc, construc
 from test_capacity import _step
 from test_docs import _table as markdown_table
 
-from sim.capacity.result import build_capacity
-from sim.capacity.slo import SLO
-from sim.capacity.sweep import Steadiness
-from sim.cli import main
-from sim.nodes import FLEET_RESOURCE, TABLE_HOST_RESOURCE
-from sim.plan.forecast_metrics import GAUGES
-from sim.plan.inputs import read_capacity, read_schedule
-from sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
-from sim.plan.result import QUANTITIES
-from sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size
-from sim.schedule.result import build_schedule
+from tablestorm.sim.capacity.result import build_capacity
+from tablestorm.sim.capacity.slo import SLO
+from tablestorm.sim.capacity.sweep import Steadiness
+from tablestorm.sim.cli import main
+from tablestorm.sim.cluster.nodes import FLEET_RESOURCE, TABLE_HOST_RESOURCE
+from tablestorm.sim.plan.forecast_metrics import GAUGES
+from tablestorm.sim.plan.inputs import read_capacity, read_schedule
+from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
+from tablestorm.sim.plan.result import QUANTITIES
+from tablestorm.sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size
+from tablestorm.sim.schedule.result import build_schedule
 
 CRDS = next((p / "shared" / "kuberay" for p in ROOT.parents if (p / "shared" / "kuberay").is_dir()),
             ROOT.parent / "shared" / "kuberay")
@@ -280,7 +280,7 @@ def test_the_forecast_for_the_current_minute_is_scraped(tmp_path: Path) -> None:
            for m in range(24 * 60)]
     s = write(tmp_path / "schedule.json", schedule_doc(day))
     c = write(tmp_path / "capacity.json", capacity_doc(PER_CORE))
-    command = [sys.executable, "-m", "sim.cli", "plan", "--schedule", str(s), "--capacity", str(c),
+    command = [sys.executable, "-m", "tablestorm", "plan", "--schedule", str(s), "--capacity", str(c),
                "--out", str(tmp_path / "plan"), "--serve-metrics", "0", "--headroom", "0", "--cores-per-node", "8"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                                env={**os.environ, "TZ": "UTC"})

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import pytest
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
-from services.table.server import ServerConfig, TableServer
-from sim.bots.client.play import Deliver, PlayConnection, PlayStream
-from sim.bots.client.transport import token_metadata
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.sim.bots.client.play import Deliver, PlayConnection, PlayStream
+from tablestorm.sim.bots.client.transport import token_metadata
 
 if TYPE_CHECKING:
-    from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
+    from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
 
 WAIT = 10.0
 

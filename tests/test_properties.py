@@ -35,7 +35,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.engine import (
+from tablestorm.services.engine import (
     VARIANTS,
     Action,
     ActionKind,
@@ -50,8 +50,8 @@ from services.engine import (
     TableOptions,
     TimeoutOutcome,
 )
-from services.engine.cards import Card, make_card, rank_of
-from services.engine.events import (
+from tablestorm.services.engine.cards import Card, make_card, rank_of
+from tablestorm.services.engine.events import (
     Acted,
     BetReturned,
     CardsDealt,
@@ -67,7 +67,7 @@ from services.engine.events import (
     RoundStarted,
     TimedOut,
 )
-from services.engine.hand import ACTIVE, FOLDED
+from tablestorm.services.engine.hand import ACTIVE, FOLDED
 
 GAMES = tuple(VARIANTS)  # "7stud", "7stud8", "5stud", "7a5draw"
 MONEY = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})

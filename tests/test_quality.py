@@ -38,20 +38,39 @@ def test_ruff_clean() -> None:
 
 
 def test_mypy_strict_clean_on_the_house() -> None:
-    """``mypy --strict`` (pyproject's settings) over every package: the engine, the services, sim."""
-    result = subprocess.run([BIN / "mypy", "services", "sim"], cwd=ROOT, capture_output=True, text=True)
+    """``mypy --strict`` (pyproject's settings) over the one import package: the engine, the
+    director, the services, sim (``tablestorm/services`` and ``tablestorm/sim`` link to the folders)."""
+    result = subprocess.run([BIN / "mypy", "tablestorm"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_engine_imports_no_io_frameworks() -> None:
-    """The engine stays pure: nothing under services/engine imports gRPC, Ray or asyncio."""
-    forbidden = re.compile(r"^\s*(?:from|import)\s+(grpc|ray|asyncio|prometheus_client|socket)\b", re.M)
+PURE = ("services/engine", "services/director")
+"""Pure logic: no I/O, clocks, threads, processes, network, gRPC, Ray or metrics; time is an argument."""
+_IMPURE = re.compile(
+    r"^\s*(?:from|import)\s+(grpc|ray|asyncio|prometheus_client|socket|threading|concurrent|multiprocessing|"
+    r"subprocess|signal|time|datetime|logging|yaml|sqlite3|urllib|http)\b"
+    r"|\bopen\(|\.read_text\(|\.write_text\(|\.read_bytes\(",
+    re.M,
+)
+
+
+def test_pure_layers_do_no_io() -> None:
+    """The engine and the tournament director stay pure: nothing in them imports an I/O framework,
+    a clock or threads, or reads or writes a file (the engine's compiled-build check aside: it reads
+    the hashes of its own sources at import)."""
     offenders = [
-        str(path.relative_to(ROOT))
-        for path in (ROOT / "services" / "engine").rglob("*.py")
-        if forbidden.search(path.read_text())
+        f"{path.relative_to(ROOT)}: {match.group(0).strip()}"
+        for folder in PURE
+        for path in (ROOT / folder).rglob("*.py")
+        if path.name != "_compiled.py"
+        for match in _IMPURE.finditer(path.read_text())
     ]
     assert offenders == []
+
+
+def test_the_purity_check_sees_a_clock(tmp_path: Path) -> None:
+    assert _IMPURE.search("import time\n") and _IMPURE.search("from datetime import UTC\n")
+    assert _IMPURE.search("data = path.read_text()\n") and not _IMPURE.search("import math\n")
 
 
 def test_cli_help() -> None:
@@ -62,16 +81,21 @@ def test_cli_help() -> None:
 
 LAYERS = {
     "services.engine": ("services.engine",),
-    "services.table": ("services.engine", "services.table"),
-    "services.tournament": ("services.engine", "services.table", "services.tournament"),
+    "services.director": ("services.engine", "services.director"),
+    "services.api": ("services.api",),
+    "services.rpc": ("services.api", "services.rpc"),
+    "services.table": ("services.engine", "services.api", "services.rpc", "services.table"),
+    "services.tournament": ("services.engine", "services.director", "services.api", "services.rpc",
+                            "services.table", "services.tournament"),
 }
-"""What each layer may import of the project: dependencies point one way, sim -> services -> engine."""
+"""What each layer may import of the project (names under ``tablestorm.``): dependencies point one way,
+sim -> services -> engine; the director is pure beside the engine; the gRPC kit knows no service."""
 
 
-def _project_imports(path: Path) -> set[str]:
-    """The modules of this project (``services``, ``sim``) that a file imports, resolved to full
-    dotted names (relative imports included)."""
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+def _project_imports(path: Path, root: Path = ROOT) -> set[str]:
+    """The modules of this project that a file imports, as dotted names under ``tablestorm.``
+    (relative imports resolved); a bare ``services``/``sim`` import is returned as written."""
+    package = ".".join(path.relative_to(root).with_suffix("").parts[:-1])
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -79,24 +103,44 @@ def _project_imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                found.add(f"{base}.{node.module}" if node.module else base)
+                found.add(f"tablestorm.{base}.{node.module}" if node.module else f"tablestorm.{base}")
             elif node.module:
                 found.add(node.module)
-    return {name for name in found if name.split(".")[0] in ("services", "sim")}
+    return {name for name in found if name.split(".")[0] in ("tablestorm", "services", "sim")}
+
+
+def _within(name: str, layers: tuple[str, ...]) -> bool:
+    return any(name == layer or name.startswith(f"{layer}.") for layer in layers)
 
 
 def test_imports_point_one_way() -> None:
-    """The engine imports nothing of the services above it, the services nothing of sim."""
+    """Each layer imports only the layers it may (:data:`LAYERS`)."""
     offenders = []
     for layer, allowed in LAYERS.items():
         for path in (ROOT / layer.replace(".", "/")).rglob("*.py"):
             for name in _project_imports(path):
-                if not name.startswith(allowed):
+                if not _within(name, tuple(f"tablestorm.{a}" for a in allowed)) and name != "tablestorm":
                     offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
 
 
-def test_the_layer_check_sees_relative_imports() -> None:
-    """The check above resolves ``from .x import`` and ``from ..y import`` (a file of each kind)."""
-    assert "services.table.host" in _project_imports(ROOT / "services/table/service.py")
-    assert "services.engine" in _project_imports(ROOT / "services/table/host.py")
+def test_the_project_is_imported_as_tablestorm_only() -> None:
+    """Nothing imports the folders by their bare names: installed, only ``tablestorm`` exists."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for folder in ("services", "sim", "tests", "benchmarks", "deploy")
+        for path in (ROOT / folder).rglob("*.py")
+        for name in _project_imports(path)
+        if name.split(".")[0] in ("services", "sim")
+    ]
+    assert offenders == []
+
+
+def test_the_layer_check_sees_relative_imports(tmp_path: Path) -> None:
+    """The checks above resolve ``from .x import`` and ``from ..y import``."""
+    table = tmp_path / "services" / "table"
+    table.mkdir(parents=True)
+    (table / "service.py").write_text("from .host import TableHost\nfrom ..engine import Hand\nimport sim.cli\n")
+    assert _project_imports(table / "service.py", tmp_path) == {
+        "tablestorm.services.table.host", "tablestorm.services.engine", "sim.cli",
+    }

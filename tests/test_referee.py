@@ -1,6 +1,6 @@
 """The referee on its own: fed messages a server must never send, one broken promise each, and clean
 streams (crafted hand by hand, resumed, taken over) that must give no violation. No server, no
-stream: :class:`~sim.bots.client.referee.Referee` is a pure checker.
+stream: :class:`~tablestorm.sim.bots.client.referee.Referee` is a pure checker.
 
 Rules exercised: BET-7 (chips conserved in a hand), CLOCK-2 (what the clock does for the seat),
 STUD-3 (a bring-in), DRAW-4 (a draw of the seat's own cards).
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from services.table.proto_gen import table_service_pb2 as pb
-from sim.bots import Action
-from sim.bots.client.referee import ACCEPTED, LATE, Referee
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.sim.bots import Action
+from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, Referee
 
 SEAT = 1
 STUD = pb.TableOptions(game="7stud", structure=pb.STRUCTURE_FIXED_LIMIT)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from services.engine import VARIANTS, Structure
-from services.engine.phh.codes import PHH_CODES, phh_code
-from sim.bots import strategies
-from sim.bots.client.protocol import STRUCTURE_NAMES
-from sim.cli import _build_parser
-from sim.scenario import BOT_KINDS, DEFAULT_BOT_MIX
+from tablestorm.services.engine import VARIANTS, Structure
+from tablestorm.services.engine.phh.codes import PHH_CODES, phh_code
+from tablestorm.sim.bots import strategies
+from tablestorm.sim.bots.client.protocol import STRUCTURE_NAMES
+from tablestorm.sim.cli import _build_parser
+from tablestorm.sim.load.scenario import BOT_KINDS, DEFAULT_BOT_MIX
 
 
 def _choices(command: str, flag: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""sim.report and sim.live: the summary's numbers, history.csv, a self-contained report.html, and the
+"""sim/load/report.py and sim/load/live.py: the summary's numbers, history.csv, a self-contained report.html, and the
 live view's text on a terminal and in a log."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sim.live import LiveSnapshot, LiveView, render_block, render_line, snapshot
-from sim.report import history_rows, render_html, write_report
-from sim.stats import PROTOCOL_VIOLATION, RunStats
-from sim.summary import build_summary
+from tablestorm.sim.load.live import LiveSnapshot, LiveView, render_block, render_line, snapshot
+from tablestorm.sim.load.report import history_rows, render_html, write_report
+from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
+from tablestorm.sim.load.summary import build_summary
 
 # 0.005 s and 0.2 s lie in buckets whose midpoints (4.94 ms, 201.2 ms) fall outside [min, max], so
 # every percentile below is clamped to an exact sample and the expected numbers are exact.
@@ -220,7 +220,7 @@ def test_partial_last_second_is_not_a_drop() -> None:
     assert len({p.split(",")[1] for p in points}) == 1
 
 
-# --- sim.live -----------------------------------------------------------------------------------
+# --- tablestorm.sim.load.live -----------------------------------------------------------------------------------
 
 
 def test_snapshot_uses_the_last_whole_seconds() -> None:

@@ -27,19 +27,19 @@ from schedule_data import constructed_run as constructed_day
 from test_capacity import _capacity, _step
 from test_report import constructed_run, summary_of
 
-from services.tournament import load_structure
-from sim.capacity.report import render_capacity_html
-from sim.distributions import Distribution
-from sim.plan.inputs import read_capacity, read_schedule
-from sim.plan.report import write_plan_html
-from sim.plan.result import QUANTITIES, Settings, build_plan
-from sim.report import write_report
-from sim.reporting.meta import run_metadata
-from sim.schedule.report import write_schedule_html
-from sim.schedule.result import build_schedule
-from sim.tournament.accelerated import AcceleratedTournament
-from sim.tournament.outputs import tournament_document, write_outputs
-from sim.tournament.profiles import PlayerProfile
+from tablestorm.sim.capacity.report import render_capacity_html
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.report import write_report
+from tablestorm.sim.plan.inputs import read_capacity, read_schedule
+from tablestorm.sim.plan.report import write_plan_html
+from tablestorm.sim.plan.result import QUANTITIES, Settings, build_plan
+from tablestorm.sim.reporting.meta import run_metadata
+from tablestorm.sim.schedule.report import write_schedule_html
+from tablestorm.sim.schedule.result import build_schedule
+from tablestorm.sim.tournament.accelerated import AcceleratedTournament
+from tablestorm.sim.tournament.outputs import tournament_document, write_outputs
+from tablestorm.sim.tournament.profiles import PlayerProfile
+from tablestorm.sim.tournament.structure_file import load_structure
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT = 90.0

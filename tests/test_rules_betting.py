@@ -15,8 +15,8 @@ from scenario import (
     stud_hand,
 )
 
-from services.engine import Action, ActionKind, IllegalAction, Structure
-from services.engine.events import (
+from tablestorm.services.engine import Action, ActionKind, IllegalAction, Structure
+from tablestorm.services.engine.events import (
     Acted,
     BetReturned,
     CapReached,

@@ -17,7 +17,7 @@ from scenario import (
     play_passively,
 )
 
-from services.engine import (
+from tablestorm.services.engine import (
     SEVEN_TO_ACE_DRAW,
     Action,
     ActionKind,
@@ -29,8 +29,8 @@ from services.engine import (
     TableOptions,
     parse_cards,
 )
-from services.engine.cards import DECK_36
-from services.engine.events import (
+from tablestorm.services.engine.cards import DECK_36
+from tablestorm.services.engine.events import (
     CardsDealt,
     Drew,
     ForcedBet,

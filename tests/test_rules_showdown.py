@@ -16,8 +16,8 @@ from scenario import (
     stud_hand,
 )
 
-from services.engine import ActionKind, TimeoutOutcome
-from services.engine.events import (
+from tablestorm.services.engine import ActionKind, TimeoutOutcome
+from tablestorm.services.engine.events import (
     Acted,
     BetReturned,
     CardsDealt,
@@ -30,7 +30,7 @@ from services.engine.events import (
     RoundStarted,
     TimedOut,
 )
-from services.engine.hand import ACTIVE, ALL_IN, FOLDED
+from tablestorm.services.engine.hand import ACTIVE, ALL_IN, FOLDED
 
 DRAW3 = ["7c 8c 9d Jh Ks", "7d 8d Td Qh As", "7h 9h Jd Qc Ac"]
 

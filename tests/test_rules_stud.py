@@ -16,7 +16,7 @@ from scenario import (
     stud_hand,
 )
 
-from services.engine import (
+from tablestorm.services.engine import (
     Action,
     ActionKind,
     Hand,
@@ -26,7 +26,7 @@ from services.engine import (
     TableOptions,
     parse_cards,
 )
-from services.engine.events import (
+from tablestorm.services.engine.events import (
     CapReached,
     CardsDealt,
     CommunityCard,
@@ -39,7 +39,7 @@ from services.engine.events import (
     Reshuffled,
     RoundStarted,
 )
-from services.engine.hand import FOLDED
+from tablestorm.services.engine.hand import FOLDED
 
 # Three players at 4/8, ante 1, bring-in 2; door cards 7c, 3c, 5h (player 1 brings in), and
 # player 0 holds the best board on every later street.

@@ -23,11 +23,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 from test_table_service import run_async, serving, stud_options
 
-from services.engine import VARIANTS
-from services.table.proto_gen import table_service_pb2 as pb
-from sim.fleet_metrics import FleetMetrics
-from sim.nodes import METRICS_PORT_ENV, metrics_port
-from sim.stats import RunStats
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import VARIANTS
+from tablestorm.sim.cluster.nodes import METRICS_PORT_ENV, metrics_port
+from tablestorm.sim.load.fleet_metrics import FleetMetrics
+from tablestorm.sim.load.stats import RunStats
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = ROOT / "deploy" / "README.md"
@@ -211,9 +211,9 @@ def _forecast_exposition(tmp_path: Path) -> str:
     """The forecast gauges of ``tablestorm plan --serve-metrics`` for a steady day's inputs."""
     from schedule_data import PER_CORE, capacity_doc, steady_day, write
 
-    from sim.plan.forecast_metrics import BANDS, ForecastCollector
-    from sim.plan.inputs import read_capacity, read_schedule
-    from sim.plan.result import QUANTITIES, Settings, minute_sizes
+    from tablestorm.sim.plan.forecast_metrics import BANDS, ForecastCollector
+    from tablestorm.sim.plan.inputs import read_capacity, read_schedule
+    from tablestorm.sim.plan.result import QUANTITIES, Settings, minute_sizes
 
     schedule = read_schedule(write(tmp_path / "schedule.json", steady_day()), QUANTITIES)
     capacity = read_capacity(write(tmp_path / "capacity.json", capacity_doc(PER_CORE)))

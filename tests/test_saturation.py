@@ -1,10 +1,10 @@
-"""sim.saturation: more load, no more throughput, rising latency: flagged, and only then."""
+"""tablestorm.sim.load.saturation: more load, no more throughput, rising latency: flagged, and only then."""
 
 from __future__ import annotations
 
-from sim.live import render_block, render_line, snapshot
-from sim.saturation import SaturationWatch
-from sim.stats import RunStats
+from tablestorm.sim.load.live import render_block, render_line, snapshot
+from tablestorm.sim.load.saturation import SaturationWatch
+from tablestorm.sim.load.stats import RunStats
 
 
 def run(seconds: list[tuple[int, int, float]]) -> tuple[RunStats, dict[int, int]]:

@@ -13,9 +13,9 @@ import pytest
 from ray_nodes import loopback_nodes
 from schedule_data import QUICK
 
-from sim.schedule.replication import replicate
-from sim.schedule.runner import run_schedule
-from sim.schedule.spec import load_schedule
+from tablestorm.sim.schedule.replication import replicate
+from tablestorm.sim.schedule.runner import run_schedule
+from tablestorm.sim.schedule.spec import load_schedule
 
 pytestmark = pytest.mark.slow
 

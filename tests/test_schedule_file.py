@@ -13,11 +13,11 @@ import yaml
 from schedule_data import ONLINE_DAY, QUICK, ROOT
 from test_docs import _table as markdown_table
 
-from services.engine import VARIANTS
-from sim.cli import main
-from sim.schedule import spec
-from sim.schedule.spec import ScheduleError, SitAndGos, Tournament, load_schedule, schedule_from_mapping
-from sim.tournament.profiles import DealingModel
+from tablestorm.services.engine import VARIANTS
+from tablestorm.sim.cli import main
+from tablestorm.sim.schedule import spec
+from tablestorm.sim.schedule.spec import ScheduleError, SitAndGos, Tournament, load_schedule, schedule_from_mapping
+from tablestorm.sim.tournament.profiles import DealingModel
 
 DOC = (ROOT / "docs" / "schedules.md").read_text()
 BASE = ROOT / "sim" / "schedules"

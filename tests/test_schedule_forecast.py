@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from schedule_data import QUICK
 from scipy import stats
 
-from sim.schedule.forecast import ArrivalCurve, EntrantForecast, HourlyRate
-from sim.schedule.players import Players, ThinkTime
-from sim.schedule.replication import draws, seed_of
-from sim.schedule.spec import SitAndGos, Tournament, late_registration_closes, load_schedule
-from sim.tournament.profiles import ONLINE_THINK
+from tablestorm.sim.schedule.forecast import ArrivalCurve, EntrantForecast, HourlyRate
+from tablestorm.sim.schedule.players import Players, ThinkTime
+from tablestorm.sim.schedule.replication import draws, seed_of
+from tablestorm.sim.schedule.spec import SitAndGos, Tournament, late_registration_closes, load_schedule
+from tablestorm.sim.tournament.profiles import ONLINE_THINK
 
 DRAWS = 4000
 ALPHA = 0.001

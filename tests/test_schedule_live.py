@@ -21,9 +21,9 @@ from schedule_data import QUICK, ROOT
 from test_table_service import run_async
 from test_tournament_service import fast_structure, started, tournament_servers
 
-from sim.cli import main
-from sim.schedule.live import LiveDay, LiveMinute
-from sim.schedule.validation import COMPARED, compare
+from tablestorm.sim.cli import main
+from tablestorm.sim.schedule.live import LiveDay, LiveMinute
+from tablestorm.sim.schedule.validation import COMPARED, compare
 
 VALIDATION = ROOT / "sim" / "schedules" / "validation.yaml"
 SEED = 13
@@ -108,8 +108,9 @@ def test_an_interrupted_live_day_keeps_what_it_measured(tmp_path: Path) -> None:
     under way, exit 130, schedule.json written with the live minutes so far, marked interrupted."""
     env = {**os.environ, "RAY_TMPDIR": os.environ.get("RAY_TMPDIR", "/tmp/ray-tablestorm-tests")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "schedule", str(VALIDATION), "--replications", "4", "--seed", "3", "--live",
-         "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+        [sys.executable, "-m", "tablestorm", "schedule", str(VALIDATION), "--replications", "4", "--seed", "3",
+         "--live", "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env=env,
     )
     err = interrupt_when(process, lambda line: line.startswith("live 12:00 "))
     assert process.returncode == 130, err[-2000:]

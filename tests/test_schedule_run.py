@@ -19,27 +19,27 @@ import numpy as np
 import pytest
 from schedule_data import METADATA, QUICK, ROOT
 
-from services.engine import Hand
-from sim import cluster
-from sim.cli import main
-from sim.interruption import Interruption
-from sim.schedule.demand import QUANTITIES, turns
-from sim.schedule.progress import Progress
-from sim.schedule.replication import EventRun, draws, play_event, replicate
-from sim.schedule.result import DEMAND, PERCENTILES, SCHEMA, build_schedule, csv_columns
-from sim.schedule.runner import ScheduleRun, run_schedule
-from sim.schedule.spec import Schedule, Tournament, load_schedule
-from sim.tournament.accelerated import AcceleratedTournament
+from tablestorm.services.engine import Hand
+from tablestorm.sim.cli import main
+from tablestorm.sim.cluster import connection
+from tablestorm.sim.cluster.interruption import Interruption
+from tablestorm.sim.schedule.demand import QUANTITIES, turns
+from tablestorm.sim.schedule.progress import Progress
+from tablestorm.sim.schedule.replication import EventRun, draws, play_event, replicate
+from tablestorm.sim.schedule.result import DEMAND, PERCENTILES, SCHEMA, build_schedule, csv_columns
+from tablestorm.sim.schedule.runner import ScheduleRun, run_schedule
+from tablestorm.sim.schedule.spec import Schedule, Tournament, load_schedule
+from tablestorm.sim.tournament.accelerated import AcceleratedTournament
 
 SEED = 5
 
 
 @pytest.fixture(scope="module")
 def ray_local() -> Iterator[None]:
-    info = cluster.connect(None, num_cpus=2)
+    info = connection.connect(None, num_cpus=2)
     yield
     if info.started_here:
-        cluster.disconnect()
+        connection.disconnect()
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +159,7 @@ def test_ctrl_c_keeps_the_replications_that_completed(tmp_path: Path) -> None:
     completed (marked interrupted) and exits 130."""
     out = tmp_path / "out"
     process = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "schedule", str(QUICK), "--replications", "500", "--seed", "2",
+        [sys.executable, "-m", "tablestorm", "schedule", str(QUICK), "--replications", "500", "--seed", "2",
          "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )
     try:

@@ -5,12 +5,12 @@ part), a player, operator or director token, or a face-down card a spectator cou
 hand, the down cards of every seat that did not show them). Each test captures everything on
 purpose, at DEBUG: the JSON log lines of every ``tablestorm serve`` process (stderr) and of the
 test's own process (the bots, the in-process servers: every record through
-:class:`~services.table.jsonlog.JsonFormatter`, so that ``extra`` fields count too), and every
+:class:`~tablestorm.services.rpc.jsonlog.JsonFormatter`, so that ``extra`` fields count too), and every
 sample of every server's ``/metrics`` over HTTP. The secrets are what the clients were given and
 saw: the tokens from their replies, the down cards from their own streams.
 
 * A short load: two ``tablestorm serve`` processes, five tables of three games, real bots
-  (``sim.bots.client.Bot``: sleepers timing out, flaky ones dropping and resuming their streams,
+  (``tablestorm.sim.bots.client.Bot``: sleepers timing out, flaky ones dropping and resuming their streams,
   shovers all-in), refused calls with real tokens among them, then everyone stands up.
 * A tournament: in-process table servers and a tournament server (with an operator token) and
   clients that know only the protos, a sit-and-go played to its winner.
@@ -47,21 +47,21 @@ from test_table_service import (
 from test_tournament_serve import process
 from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, player, until
 
-from services.engine.cards import card_str
-from services.table.host import HostLimits
-from services.table.jsonlog import JsonFormatter
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from services.table.server import ServerConfig, TableServer
-from services.tournament.lobby import LobbyLimits
-from services.tournament.placement import FaultPolicy
-from services.tournament.server import TournamentServer, TournamentServerConfig
-from sim.bots.client import Assignment, BotConfig, ChannelPool, Tally
-from sim.bots.client import Bot as LoadBot
-from sim.distributions import Distribution
-from sim.stats import RunStats
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.engine.cards import card_str
+from tablestorm.services.rpc.jsonlog import JsonFormatter
+from tablestorm.services.table.host import HostLimits
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.services.tournament.lobby import LobbyLimits
+from tablestorm.services.tournament.placement import FaultPolicy
+from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.sim.bots.client import Assignment, BotConfig, ChannelPool, Tally
+from tablestorm.sim.bots.client import Bot as LoadBot
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.stats import RunStats
 
 HIDDEN = -1
 HANDS = 6

@@ -19,10 +19,10 @@ import grpc
 from test_play import WAIT, Reader, play, table, welcomed
 from test_table_service import Stream, code_of, exported, run_async, seat_players, serving, stud_options, token
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.server import TableServer
-from sim.bots.client.play import PlayConnection
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.table.server import TableServer
+from tablestorm.sim.bots.client.play import PlayConnection
 
 OVERSIZE = "x" * (100 * 1024)
 """More than the 64 KiB a request may have."""

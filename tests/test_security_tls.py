@@ -28,12 +28,12 @@ from test_tournament_serve import process, stop
 from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 from tls_certs import TlsFiles, issue_client_cert, make_tls_files
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from services.table.server import ServerConfig, TableServer
-from services.table.tls import ClientTls, ServerTls, channel
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.rpc.tls import ClientTls, ServerTls, channel
+from tablestorm.services.table.server import ServerConfig, TableServer
 
 DIRECTOR = "tournaments"
 """The common name of the tournament server's client certificate (``--director-name``)."""

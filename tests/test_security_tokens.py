@@ -1,4 +1,4 @@
-"""Seat tokens (``services.table.auth.SeatTokens``): their format and strength, and that nothing but
+"""Seat tokens (``tablestorm.services.table.auth.SeatTokens``): their format and strength, and that nothing but
 the token itself authorizes its seat.
 
 A token is ``<handle>.<secret>``: the handle names the entry (not secret), the 192-bit secret is
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.table.auth import HANDLE_BYTES, SECRET_BYTES, SeatKey, SeatTokens, handle_of, split_token
-from services.table.errors import ServiceError
+from tablestorm.services.rpc.errors import ServiceError
+from tablestorm.services.table.auth import HANDLE_BYTES, SECRET_BYTES, SeatKey, SeatTokens, handle_of, split_token
 
 KEY = SeatKey("t", 3, 1)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from itertools import permutations
 
-from services.engine import SecureShuffler, SeededShuffler
-from services.engine.shuffle import _fisher_yates
+from tablestorm.services.engine import SecureShuffler, SeededShuffler
+from tablestorm.services.engine.shuffle import _fisher_yates
 
 
 def test_every_order_of_a_small_deck_is_equally_likely() -> None:  # TABLE-2

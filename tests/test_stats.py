@@ -1,4 +1,4 @@
-"""sim.stats: the histogram's precision and exact merges, and RunStats' counting and shipping."""
+"""tablestorm.sim.load.stats: the histogram's precision and exact merges, and RunStats' counting and shipping."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.stats import (
+from tablestorm.sim.load.stats import (
     BUCKETS,
     LAYOUT,
     LOWEST_S,

@@ -1,4 +1,4 @@
-"""services.tournament.advisor and ``tablestorm structure``: levels in the structure schema that
+"""tablestorm.services.director.advisor and ``tablestorm structure``: levels in the structure schema that
 grow from the starting stack / 75 to the chips in play / 20 over the target time (TOURN-1)."""
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from structure_file import check_structure, play_levels
 
-from services.engine.variants import VARIANTS, Stakes, Structure
-from services.tournament.advisor import (
+from tablestorm.services.director.advisor import (
     DENOMINATIONS,
     FINAL_BIG_BET_CHIPS,
     FIRST_BIG_BET_STACKS,
@@ -29,7 +28,8 @@ from services.tournament.advisor import (
     denomination,
     suggest,
 )
-from sim import cli
+from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure
+from tablestorm.sim import cli
 
 BIN = Path(sys.executable).parent
 GAMES_AND_BETTING = [(game, structure.value) for game, variant in VARIANTS.items()

@@ -25,19 +25,19 @@ from google.protobuf.descriptor import ServiceDescriptor
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from services.engine import SEVEN_CARD_STUD, Action, ActionKind, Hand, Stakes, TableOptions
-from services.engine import events as ev
-from services.engine.seated import SeatedTable
-from services.engine.table import CashTable, HandRecord
-from services.engine.visibility import view, views
-from services.table import convert
-from services.table.host import HostLimits
-from services.table.hub import EVENTS, RESULTS, EventLog, LogEntry, Outbox, frame
-from services.table.ledger import LedgerEntry
-from services.table.live_table import RESULT_CACHE
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.server import ServerConfig, TableServer
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.engine import SEVEN_CARD_STUD, Action, ActionKind, Hand, Stakes, TableOptions
+from tablestorm.services.engine import events as ev
+from tablestorm.services.engine.seated import SeatedTable
+from tablestorm.services.engine.table import CashTable, HandRecord
+from tablestorm.services.engine.visibility import view, views
+from tablestorm.services.table import convert
+from tablestorm.services.table.host import HostLimits
+from tablestorm.services.table.hub import EVENTS, RESULTS, EventLog, LogEntry, Outbox, frame
+from tablestorm.services.table.ledger import LedgerEntry
+from tablestorm.services.table.live_table import RESULT_CACHE
+from tablestorm.services.table.server import ServerConfig, TableServer
 
 TIMEOUT = 10.0
 HIDDEN = -1

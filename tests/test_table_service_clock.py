@@ -33,7 +33,7 @@ from test_table_service import (
     token,
 )
 
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
 
 CLOCK = 0.2
 ATTEMPTS = 3

@@ -23,8 +23,8 @@ from test_table_service import (
     stud_options,
 )
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.reflection import V1_SERVICE_NAME
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.rpc.reflection import V1_SERVICE_NAME
 
 UNDECODABLE = bytes.fromhex("0affffffff0f0102")
 """A CreateTableRequest whose first field claims more bytes than follow."""
@@ -87,7 +87,7 @@ async def test_undecodable_bytes_are_invalid_argument_and_logged_throttled() -> 
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = records.append  # type: ignore[method-assign]
-    logging.getLogger("services.table").addHandler(handler)
+    logging.getLogger("tablestorm.services.table").addHandler(handler)
     try:
         async with serving() as (server, _):
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
@@ -112,7 +112,7 @@ async def test_undecodable_bytes_are_invalid_argument_and_logged_throttled() -> 
             await channel.close()
             assert server.host is not None and not server.host.tables  # nothing was created
     finally:
-        logging.getLogger("services.table").removeHandler(handler)
+        logging.getLogger("tablestorm.services.table").removeHandler(handler)
     warnings = [r for r in records if r.getMessage() == "undecodable request"]
     assert len(warnings) == 1 and warnings[0].levelno == logging.WARNING
     assert not [r for r in records if r.levelno >= logging.ERROR]

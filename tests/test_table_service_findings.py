@@ -28,11 +28,11 @@ from test_table_service import (
     token,
 )
 
-from services.table.ledger import LedgerEntry
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.server import ServerConfig, TableServer
-from sim.registry import Registry
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.table.ledger import LedgerEntry
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.sim.load.registry import Registry
 
 
 @run_async
@@ -105,7 +105,7 @@ async def test_a_client_that_leaves_right_after_its_hello_is_counted_cancelled_n
 
 
 class RegistryLedger:
-    """One server's ledger writing straight into a :class:`sim.registry.Registry` under its host
+    """One server's ledger writing straight into a :class:`tablestorm.sim.load.registry.Registry` under its host
     id; ``hold`` makes the next ``"created"`` record wait (a registry slow to answer)."""
 
     def __init__(self, registry: Registry, host_id: str) -> None:
@@ -155,7 +155,7 @@ async def test_a_table_rebuilt_from_the_ledger_never_shows_without_its_seat_toke
             assert (await stub.GetTable(pb.GetTableRequest(table_id="t"))).hand_running
         await old.kill()
         assert registry.mark_dead("old") == ["t"]
-        registry.move("t", "new")  # as sim.recovery.rebuild_tables does
+        registry.move("t", "new")  # as tablestorm.sim.load.recovery.rebuild_tables does
         assert new.host is not None
         new_ledger.hold.clear()
         rebuild = asyncio.ensure_future(new.host.restore_table(registry.plan("t")))
@@ -168,7 +168,7 @@ async def test_a_table_rebuilt_from_the_ledger_never_shows_without_its_seat_toke
             assert stream.welcome is not None and stream.welcome.table.seats[0].player_id == "p1"
             assert not stream.welcome.table.hand_running, "nothing is dealt before the ledger holds the seats"
             forged = tokens[1].split(".")[0] + ".forged"
-            with caplog.at_level(logging.WARNING, logger="services.table.host"):
+            with caplog.at_level(logging.WARNING, logger="tablestorm.services.table.host"):
                 code, _ = await code_of(stub.SitOut(pb.SeatRequest(table_id="t", seat=1), metadata=token(forged)))
             assert code == grpc.StatusCode.UNAUTHENTICATED
             refusal = next(r for r in caplog.records if r.getMessage() == "seat token refused")

@@ -41,10 +41,10 @@ from hypothesis import strategies as st
 from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
 from table_invariants import CALL_TIMEOUT, call_endings, chips_on_tables, errors, leak, seq_break, serving
 
-from services.table.host import HostLimits
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.server import ServerConfig, TableServer
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.table.host import HostLimits
+from tablestorm.services.table.server import ServerConfig, TableServer
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 MAX_TABLES = 8

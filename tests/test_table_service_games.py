@@ -40,9 +40,9 @@ from test_table_service import (
     token,
 )
 
-from services.engine import events as ev
-from services.engine.table import HandRecord
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import events as ev
+from tablestorm.services.engine.table import HandRecord
 
 FIXED, POT, NO = pb.STRUCTURE_FIXED_LIMIT, pb.STRUCTURE_POT_LIMIT, pb.STRUCTURE_NO_LIMIT
 GAMES = [

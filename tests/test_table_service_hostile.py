@@ -28,8 +28,8 @@ from test_table_service import (
     token,
 )
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.service import SERVICE_NAME
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.table.service import SERVICE_NAME
 
 OK = 0
 INVALID = grpc.StatusCode.INVALID_ARGUMENT

@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from test_table_service import GateLedger, Stream, code_of, hand_events, run_async, seated_table, serving, token
 from test_table_service_clock import play_script
 
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
 
 K = pb
 

@@ -1,14 +1,14 @@
 """A stateful model of the table service, driven over gRPC by several clients at once.
 
 ``TableServiceModel`` (a ``hypothesis.stateful.RuleBasedStateMachine``) runs a real server on
-127.0.0.1 whose ledger is a real :class:`sim.registry.Registry`, kept by the test, and three
+127.0.0.1 whose ledger is a real :class:`tablestorm.sim.load.registry.Registry`, kept by the test, and three
 clients on their own channels. Its rules create tables of random games, structures, stakes and
 clocks; sit down (valid and invalid seats and buy-ins); act (legal actions from YourTurn, and
 illegal ones, on Play streams and as unary calls, several clients at once); let a short clock time
 a seat out; drop a Play stream and resume it, with and without ``resume_after_seq``; stand up
 (refused while dealt into the hand); sit out and in; rebuy when broke; close tables; and kill the
 server (no drain) and start another that rebuilds every table from the ledger's last entries as a
-load run's recovery does (``sim.recovery``), seat tokens still valid.
+load run's recovery does (``tablestorm.sim.load.recovery``), seat tokens still valid.
 
 The model holds what each client should hold: its seats and tokens, the chips it bought and cashed
 out. After every step: the chips on the tables equal buy-ins less cash-outs (across restarts, with
@@ -38,12 +38,12 @@ from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES
 from table_invariants import CALL_TIMEOUT, chips_in, first_sight, leak, seq_break, serving
 from test_table_service import Stream, token
 
-from services.table.host import HostLimits
-from services.table.ledger import LedgerEntry
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.server import ServerConfig, TableServer
-from sim.registry import Registry
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.table.host import HostLimits
+from tablestorm.services.table.ledger import LedgerEntry
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.sim.load.registry import Registry
 
 OK = grpc.StatusCode.OK
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
@@ -64,7 +64,7 @@ SERVER_GONE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED}
 """How a client sees its stream end when the server dies under it."""
 
 class HostLedger:
-    """One server's :class:`~services.table.ledger.TableLedger`: every entry goes straight into the
+    """One server's :class:`~tablestorm.services.table.ledger.TableLedger`: every entry goes straight into the
     test's registry under this server's host id (durable at once, like a registry that answers)."""
 
     def __init__(self, registry: Registry, host_id: str) -> None:
@@ -679,7 +679,7 @@ class TableServiceModel(ServiceModel):
         self.server = await self._start()
         host = self.server.host
         assert host is not None
-        for table_id in self.registry.mark_dead(dead):  # as sim.recovery.rebuild_tables does
+        for table_id in self.registry.mark_dead(dead):  # as tablestorm.sim.load.recovery.rebuild_tables does
             self.registry.move(table_id, f"h{self.generation}")
             await host.restore_table(self.registry.plan(table_id))
         for table in self.open_tables():

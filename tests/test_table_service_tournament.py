@@ -33,10 +33,10 @@ from test_table_service import (
 )
 from test_table_service_games import random_policy
 
-from services.engine.tournament_table import TournamentTable
-from services.table import convert
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.engine.tournament_table import TournamentTable
+from tablestorm.services.table import convert
 
 DIRECTOR = secrets.token_urlsafe(32)
 STUD_STAKES = pb.Stakes(ante=1, bring_in=2, small_bet=4, big_bet=8)

@@ -1,4 +1,4 @@
-"""sim.thresholds: parsing k6-style criteria, naming the bad part, and checking them on a summary."""
+"""tablestorm.sim.load.thresholds: parsing k6-style criteria, naming the bad part, and checking them on a summary."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sim.thresholds import METRICS, Threshold, all_ok, evaluate, parse
+from tablestorm.sim.load.thresholds import METRICS, Threshold, all_ok, evaluate, parse
 
 SUMMARY: dict[str, Any] = {
     "bots": 200,

@@ -15,11 +15,11 @@ from serve_process import serve
 from test_play import Reader, run_async, welcomed
 from tls_certs import make_tls_files
 
-from services.table.proto_gen import table_service_pb2 as pb
-from sim.bots.client import ChannelPool, Tls
-from sim.bots.client.play import PlayConnection
-from sim.given_servers import Target, probe
-from sim.inputs import InputError
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.sim.bots.client import ChannelPool, Tls
+from tablestorm.sim.bots.client.play import PlayConnection
+from tablestorm.sim.inputs import InputError
+from tablestorm.sim.load.given_servers import Target, probe
 
 
 def test_bots_transport_speaks_tls_to_tablestorm_serve(tmp_path: Path) -> None:

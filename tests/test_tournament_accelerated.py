@@ -11,13 +11,13 @@ from pathlib import Path
 
 from tournament_room import draw_structure, stud_structure
 
-from services.engine import Hand
-from services.engine.events import Acted, CardsDealt, CommunityCard, Drew, TimedOut
-from services.tournament import events as ev
-from services.tournament import load_structure
-from sim.distributions import Distribution
-from sim.tournament.accelerated import AcceleratedTournament
-from sim.tournament.profiles import DealingModel, PlayerProfile
+from tablestorm.services.director import events as ev
+from tablestorm.services.engine import Hand
+from tablestorm.services.engine.events import Acted, CardsDealt, CommunityCard, Drew, TimedOut
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.tournament.accelerated import AcceleratedTournament
+from tablestorm.sim.tournament.profiles import DealingModel, PlayerProfile
+from tablestorm.sim.tournament.structure_file import load_structure
 
 FAST = stud_structure(levels=12, duration_s=300)
 

@@ -21,8 +21,8 @@ import pytest
 from ray_nodes import loopback_nodes
 from test_tournament_live import assert_complete
 
-from sim import cluster
-from sim.cli import main
+from tablestorm.sim.cli import main
+from tablestorm.sim.cluster import connection
 
 pytestmark = [pytest.mark.long, pytest.mark.timeout(1800)]  # minutes each: outside CI's 20
 
@@ -45,12 +45,12 @@ def _report(name: str, doc: dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def ray_here() -> Iterator[None]:
     os.environ.setdefault("RAY_TMPDIR", "/tmp/ray-tablestorm-tests")
-    info = cluster.connect(None)
+    info = connection.connect(None)
     try:
         yield
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()
 
 
 @pytest.mark.parametrize("chaos", [(), ("--chaos", "kill-host@60s")], ids=["whole", "host-killed"])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import main
+from tablestorm.sim.cli import main
 
 FAST = "sim/tournaments/fast-test.yaml"
 SNG = "sim/tournaments/5stud-sng.yaml"

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.engine import Stakes
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.validation import table_id as check_table_id
-from services.tournament import convert
-from services.tournament import events as ev
-from services.tournament.structure import load_structure
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.director import events as ev
+from tablestorm.services.engine import Stakes
+from tablestorm.services.table.validation import table_id as check_table_id
+from tablestorm.services.tournament import convert
+from tablestorm.sim.tournament.structure_file import load_structure
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "sim" / "tournaments").glob("*.yaml"))

@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from tournament_room import Room, draw_structure, passive, stud_structure
 
-from services.engine import Stakes
-from services.engine.events import ForcedBet
-from services.engine.tournament_table import HandResult, SeatResult
-from services.tournament import commands as cmd
-from services.tournament import events as ev
-from services.tournament.director import ChipInvariantError, Director, DirectorError
-from services.tournament.entries import Entry, TableState
-from services.tournament.finishing import FinishingOrder, split
-from services.tournament.payouts import places_paid
-from services.tournament.structure import TournamentStructure, structure_from_mapping
-from services.tournament.tables import TableIndex
+from tablestorm.services.director import commands as cmd
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.director import ChipInvariantError, Director, DirectorError
+from tablestorm.services.director.entries import Entry, TableState
+from tablestorm.services.director.finishing import FinishingOrder, split
+from tablestorm.services.director.payouts import places_paid
+from tablestorm.services.director.structure import TournamentStructure, structure_from_mapping
+from tablestorm.services.director.tables import TableIndex
+from tablestorm.services.engine import Stakes
+from tablestorm.services.engine.events import ForcedBet
+from tablestorm.services.engine.tournament_table import HandResult, SeatResult
 
 LEVEL_1 = Stakes(small_bet=4, big_bet=8, ante=1, bring_in=2)
 LEVEL_2 = Stakes(small_bet=8, big_bet=16, ante=2, bring_in=4)

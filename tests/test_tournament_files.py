@@ -1,5 +1,5 @@
 """The example tournament structures (sim/tournaments/*.yaml): each follows the structure schema
-(TOURN-1), is the event its header says, and pays out through services.tournament.payouts."""
+(TOURN-1), is the event its header says, and pays out through tablestorm.services.director.payouts."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import yaml
 from structure_file import check_structure, play_levels
 
-from services.tournament.payouts import payout_table
+from tablestorm.services.director.payouts import payout_table
 
 FOLDER = Path(__file__).resolve().parent.parent / "sim" / "tournaments"
 FILES = sorted(FOLDER.glob("*.yaml"))

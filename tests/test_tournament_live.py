@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from interrupting import interrupt_when
 
-from sim import cluster
-from sim.cli import main
+from tablestorm.sim.cli import main
+from tablestorm.sim.cluster import connection
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = str(ROOT / "sim/tournaments/fast-test.yaml")
@@ -44,15 +44,15 @@ payouts: {{table: [70, 30]}}
 
 
 @pytest.fixture(scope="module")
-def ray_local() -> Iterator[cluster.ClusterInfo]:
+def ray_local() -> Iterator[connection.ClusterInfo]:
     """One loopback-only local Ray for the module's runs (started here, stopped at the end)."""
     os.environ.setdefault("RAY_TMPDIR", "/tmp/ray-tablestorm-tests")
-    info = cluster.connect(None)
+    info = connection.connect(None)
     try:
         yield info
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()
 
 
 def tournament(out: Path, *flags: str) -> tuple[int, dict[str, Any]]:
@@ -83,7 +83,7 @@ def assert_complete(doc: dict[str, Any]) -> None:
     pytest.param("7stud8", 5, 23, "strength=1,random=1", marks=pytest.mark.slow),
 ])
 def test_a_sit_and_go_live_is_the_accelerated_one(
-    ray_local: cluster.ClusterInfo, tmp_path: Path, game: str, seats: int, seed: int, bots: str
+    ray_local: connection.ClusterInfo, tmp_path: Path, game: str, seats: int, seed: int, bots: str
 ) -> None:
     structure = tmp_path / "sng.yaml"
     structure.write_text(SNG.format(game=game, seats=seats))
@@ -102,7 +102,7 @@ def test_a_sit_and_go_live_is_the_accelerated_one(
 
 @pytest.mark.long  # 2.5 min: outside CI; the service-level host kills run in the default suite
 @pytest.mark.timeout(900)
-def test_a_live_mtt_survives_a_killed_host_with_every_chip(ray_local: cluster.ClusterInfo, tmp_path: Path) -> None:
+def test_a_live_mtt_survives_a_killed_host_with_every_chip(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """TOURN-11: 60 entrants of the fast structure on three hosts, one killed 4 s in, mid-hand."""
     status, doc = tournament(tmp_path, FAST, "--entrants", "60", "--seed", "2", "--think", "0.05",
                              "--hand-pause", "0", "--hosts", "3", "--chaos", "kill-host@4s", "--time-limit", "240")

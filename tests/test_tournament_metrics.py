@@ -9,7 +9,7 @@ import pytest
 from test_table_service import exported, run_async
 from test_tournament_service import TIMEOUT, fast_structure, operator, started, tournament_servers, until
 
-from services.table.proto_gen import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2 as tpb
 
 
 @run_async

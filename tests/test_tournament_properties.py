@@ -24,11 +24,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.engine import VARIANTS, Hand, Structure
-from services.tournament.structure import structure_from_mapping
-from sim.distributions import Distribution
-from sim.tournament.accelerated import AcceleratedTournament
-from sim.tournament.profiles import PlayerProfile
+from tablestorm.services.director.structure import structure_from_mapping
+from tablestorm.services.engine import VARIANTS, Hand, Structure
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.tournament.accelerated import AcceleratedTournament
+from tablestorm.sim.tournament.profiles import PlayerProfile
 
 KINDS = ("random", "calling_station", "maniac", "shover", "sleeper", "strength")
 

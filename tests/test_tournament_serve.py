@@ -38,10 +38,10 @@ from test_tournament_service import (
     until,
 )
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 

@@ -29,15 +29,15 @@ import grpc
 import pytest
 from test_table_service import assert_every_rpc_served, run_async
 
-from services.table.host import HostLimits
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from services.table.server import ServerConfig, TableServer
-from services.tournament.lobby import LobbyLimits
-from services.tournament.placement import FaultPolicy
-from services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.table.host import HostLimits
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.services.tournament.lobby import LobbyLimits
+from tablestorm.services.tournament.placement import FaultPolicy
+from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
 
 TIMEOUT = 120.0
 """A whole tournament's bound (they take seconds; the machine is shared and noisy)."""

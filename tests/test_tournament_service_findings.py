@@ -29,15 +29,15 @@ from test_tournament_service import (
     until,
 )
 
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
-from services.table.server import ServerConfig, TableServer
-from services.tournament.convert import structure_from_proto
-from services.tournament.live import LiveTournament
-from services.tournament.metrics import TournamentMetrics
-from services.tournament.placement import FaultPolicy, TableServers
-from services.tournament.remote import GrpcTableServer
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.services.tournament.convert import structure_from_proto
+from tablestorm.services.tournament.live import LiveTournament
+from tablestorm.services.tournament.metrics import TournamentMetrics
+from tablestorm.services.tournament.placement import FaultPolicy, TableServers
+from tablestorm.services.tournament.remote import GrpcTableServer
 
 OUTAGE_S = 20.0
 """Long enough for gRPC's default reconnect backoff (1 s growing by 1.6 each attempt) to pass 5 s."""

@@ -1,8 +1,8 @@
 """A stateful model of the tournament service, driven over gRPC by several clients at once.
 
 ``TournamentServiceModel`` (a ``hypothesis.stateful.RuleBasedStateMachine``) runs a real
-:class:`~services.tournament.server.TournamentServer` on three real in-process
-:class:`~services.table.server.TableServer` s, all on 127.0.0.1, and three clients on channels of
+:class:`~tablestorm.services.tournament.server.TournamentServer` on three real in-process
+:class:`~tablestorm.services.table.server.TableServer` s, all on 127.0.0.1, and three clients on channels of
 their own. Its rules create tournaments (random small structures of the four games: second-long
 levels, a short clock, late registration, re-entry, rebuys, the add-on, sit-and-gos; and refused
 structures); register players (valid, re-entries, and refused: twice, without or with another's
@@ -52,16 +52,16 @@ from table_invariants import CALL_TIMEOUT, serving
 from test_table_service import Stream, token
 from test_tournament_service import OPERATOR, Channels, fast_structure, operator, player, tie_consistent
 
-from services.table.host import HostLimits
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen import table_service_pb2_grpc as rpc
-from services.table.proto_gen import tournament_pb2 as tpb
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from services.table.server import ServerConfig, TableServer
-from services.tournament.lobby import LobbyLimits, TournamentLobby
-from services.tournament.placement import FaultPolicy
-from services.tournament.server import TournamentServer, TournamentServerConfig
-from services.tournament.service import SERVICE_NAME as TOURNAMENT_SERVICE
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.table.host import HostLimits
+from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.services.tournament.lobby import LobbyLimits, TournamentLobby
+from tablestorm.services.tournament.placement import FaultPolicy
+from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.services.tournament.service import SERVICE_NAME as TOURNAMENT_SERVICE
 
 OUT_OF_RANGE = grpc.StatusCode.OUT_OF_RANGE
 SERVER_GONE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED})

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from services.engine import SEVEN_TO_ACE_DRAW, Stakes, Structure
-from services.tournament.structure import (
+from tablestorm.services.director.structure import (
     AddOn,
     LateRegistration,
     Level,
@@ -18,9 +17,10 @@ from services.tournament.structure import (
     Rebuys,
     Reentry,
     StructureError,
-    load_structure,
     structure_from_mapping,
 )
+from tablestorm.services.engine import SEVEN_TO_ACE_DRAW, Stakes, Structure
+from tablestorm.sim.tournament.structure_file import load_structure
 
 EXAMPLE = """
 name: Seven Card Stud MTT

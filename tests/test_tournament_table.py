@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine import SEVEN_CARD_STUD, SEVEN_TO_ACE_DRAW, Action, ActionKind, Stakes, Structure, TableOptions
-from services.engine.events import Acted, ForcedBet, HandStarted, TimedOut
-from services.engine.tournament_table import TableError, TournamentTable
+from tablestorm.services.engine import (
+    SEVEN_CARD_STUD,
+    SEVEN_TO_ACE_DRAW,
+    Action,
+    ActionKind,
+    Stakes,
+    Structure,
+    TableOptions,
+)
+from tablestorm.services.engine.events import Acted, ForcedBet, HandStarted, TimedOut
+from tablestorm.services.engine.tournament_table import TableError, TournamentTable
 
 STUD = TableOptions(SEVEN_CARD_STUD, Stakes(small_bet=4, big_bet=8, ante=1, bring_in=2), max_seats=8)
 DRAW = TableOptions(SEVEN_TO_ACE_DRAW, Stakes(small_bet=2, big_bet=4, small_blind=1, big_blind=2), max_seats=5)

@@ -1,8 +1,8 @@
 """``view_of``: the View the accelerated driver builds from the engine is the one a live bot builds.
 
-The reference is the real client's hand tracker (``sim.bots.client.tracker.HandTracker``), fed
+The reference is the real client's hand tracker (``tablestorm.sim.bots.client.tracker.HandTracker``), fed
 exactly what a table server sends a seat: every engine event filtered for the seat
-(``visibility.view``) and converted to the wire (``services.table.convert``); on each of the seat's
+(``visibility.view``) and converted to the wire (``tablestorm.services.table.convert``); on each of the seat's
 turns it builds the View from the legal actions a YourTurn would carry. The test compares it,
 field by field, with ``view_of`` on the engine's hand at the same turn, over random hands of every
 game and structure (hypothesis), for strategies that track the others' boards and those that do
@@ -17,13 +17,22 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine import Action, ActionKind, Hand, SeededShuffler, Stakes, Structure, TableOptions, variant_named
-from services.engine.visibility import view
-from services.table import convert
-from services.table.proto_gen import table_service_pb2 as pb
-from sim.bots.client.tracker import HandTracker
-from sim.bots.strategies import BOT_KINDS, Legal, View, strategy_for
-from sim.tournament.view import engine_action, view_of
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import (
+    Action,
+    ActionKind,
+    Hand,
+    SeededShuffler,
+    Stakes,
+    Structure,
+    TableOptions,
+    variant_named,
+)
+from tablestorm.services.engine.visibility import view
+from tablestorm.services.table import convert
+from tablestorm.sim.bots.client.tracker import HandTracker
+from tablestorm.sim.bots.strategies import BOT_KINDS, Legal, View, strategy_for
+from tablestorm.sim.tournament.view import engine_action, view_of
 
 CONFIGS = [
     ("7stud", Structure.FIXED_LIMIT),

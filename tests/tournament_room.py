@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.engine import Action, ActionKind
-from services.engine.tournament_table import HandResult, TournamentTable
-from services.tournament import commands as cmd
-from services.tournament import events as ev
-from services.tournament.director import Director
-from services.tournament.structure import TournamentStructure, structure_from_mapping
+from tablestorm.services.director import commands as cmd
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.director import Director
+from tablestorm.services.director.structure import TournamentStructure, structure_from_mapping
+from tablestorm.services.engine import Action, ActionKind
+from tablestorm.services.engine.tournament_table import HandResult, TournamentTable
 
 __all__ = ["Room", "draw_structure", "passive", "stud_structure"]
 

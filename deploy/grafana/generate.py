@@ -30,7 +30,7 @@ from grafana_foundation_sdk.builders import prometheus, stat, timeseries
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models import dashboard as model
 
-from sim.plan.forecast_metrics import BANDS
+from tablestorm.sim.plan.forecast_metrics import BANDS
 
 DASHBOARDS_DIR = Path(__file__).resolve().parent / "dashboards"
 DATASOURCE = model.DataSourceRef(type_val="prometheus", uid="${datasource}")
@@ -147,7 +147,7 @@ LOAD_TEST = Board(
                   (Query(f"(sum(rate(tablestorm_grpc_requests_total{{{HOSTS}, {SERVER_FAULTS}}}[{RATE}])) or vector(0))"
                          f" / sum(rate(tablestorm_grpc_requests_total{{{HOSTS}}}[{RATE}]))", "server faults"),),
                   "percentunit"),
-            Chart("Bot errors by kind", "Faults the bots met (gRPC status or kind, see sim/driver.py); "
+            Chart("Bot errors by kind", "Faults the bots met (gRPC status or kind, see sim/load/driver.py); "
                   "a kind's series starts with its first error, so none shows 0.",
                   (Query(f"sum by (kind) (rate(tablestorm_bot_errors_total{{{FLEETS}}}[{RATE}])) or on () vector(0)",
                          "{{kind}}"),), "short"),
@@ -211,7 +211,7 @@ TABLE_HOSTS = Board(
                          f"(rate(tablestorm_event_loop_lag_seconds_bucket{{{HOSTS}}}[{RATE}])))", "{{instance}}"),),
                   "s"),
             Chart("GC pauses (p99) by generation", "Full collections (generation 2) are off in service "
-                  "processes (services/table/gc_policy.py): that line should stay empty.",
+                  "processes (services/rpc/gc_policy.py): that line should stay empty.",
                   (Query(f"histogram_quantile(0.99, sum by (generation, le) "
                          f"(rate(tablestorm_gc_pause_seconds_bucket{{{HOSTS}}}[{RATE}])))", "gen {{generation}}"),),
                   "s"),

@@ -4,13 +4,13 @@ No I/O, clocks, threads, gRPC or Ray here: the services and simulations own thos
 this package through :class:`Hand` (one hand) and :class:`CashTable` (seats across hands).
 """
 
-from . import _compiled, actions, deck, evaluation, events, hand, pots, record, shuffle
-from .actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
-from .cards import Card, card_str, cards_str, parse_card, parse_cards
-from .deck import Deck, ScriptedDeck
-from .hand import BlindPost, Hand, default_blinds
-from .shuffle import SecureShuffler, SeededShuffler, Shuffler, shuffler_for
-from .variants import (
+from tablestorm.services.engine import _compiled, actions, deck, evaluation, events, hand, pots, record, shuffle
+from tablestorm.services.engine.actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
+from tablestorm.services.engine.cards import Card, card_str, cards_str, parse_card, parse_cards
+from tablestorm.services.engine.deck import Deck, ScriptedDeck
+from tablestorm.services.engine.hand import BlindPost, Hand, default_blinds
+from tablestorm.services.engine.shuffle import SecureShuffler, SeededShuffler, Shuffler, shuffler_for
+from tablestorm.services.engine.variants import (
     FIVE_CARD_STUD,
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-_ROOT = Path(__file__).resolve().parent.parent.parent
+_HERE = Path(__file__).resolve()
+_ROOT = _HERE.parent.parent.parent
 
 
 def check(*modules: ModuleType) -> None:
@@ -22,7 +23,9 @@ def check(*modules: ModuleType) -> None:
         compiled = module.__file__ or ""
         if compiled.endswith(".py"):
             continue  # interpreted: always current
-        source = Path(compiled).with_name(module.__name__.rsplit(".", 1)[-1] + ".py")
+        # Beside this file: a compiled module's own __file__ is not (mypyc names it from the
+        # shared runtime's folder, which is this package's).
+        source = _HERE.with_name(module.__name__.rsplit(".", 1)[-1] + ".py")
         key = str(source.relative_to(_ROOT))
         built = json.loads(record.read_text()).get(key) if record.exists() else None
         if built != hashlib.sha256(source.read_bytes()).hexdigest():

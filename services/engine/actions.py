@@ -12,8 +12,8 @@ from typing import Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
-from .cards import Card, cards_str
-from .record import Record
+from tablestorm.services.engine.cards import Card, cards_str
+from tablestorm.services.engine.record import Record
 
 
 class ActionKind(enum.Enum):

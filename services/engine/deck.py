@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from mypy_extensions import mypyc_attr
 
-from .cards import Card, card_str
-from .shuffle import Shuffler
+from tablestorm.services.engine.cards import Card, card_str
+from tablestorm.services.engine.shuffle import Shuffler
 
 
 @mypyc_attr(native_class=False)  # an exception class stays a Python class in the compiled build

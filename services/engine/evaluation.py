@@ -34,7 +34,7 @@ from itertools import combinations, combinations_with_replacement
 from operator import eq
 from typing import Final
 
-from .cards import ACE, EIGHT, RANK_NAMES, RANK_PLURALS, SEVEN, SIX, TWO, Card
+from tablestorm.services.engine.cards import ACE, EIGHT, RANK_NAMES, RANK_PLURALS, SEVEN, SIX, TWO, Card
 
 __all__ = [
     "BOARD",

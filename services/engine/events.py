@@ -2,7 +2,7 @@
 
 Events are immutable values (see :mod:`.record`). Visibility is a property of the data, not of
 the event class: ``CardsDealt.down`` and ``Drew.drawn``/``Drew.discarded`` belong to their player
-only until a ``HandShown`` reveals them; everything else is public. ``services.engine.visibility``
+only until a ``HandShown`` reveals them; everything else is public. ``tablestorm.services.engine.visibility``
 filters a stream for one seat.
 """
 
@@ -12,9 +12,9 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from .actions import ActionKind, TimeoutOutcome
-from .cards import Card
-from .record import Record
+from tablestorm.services.engine.actions import ActionKind, TimeoutOutcome
+from tablestorm.services.engine.cards import Card
+from tablestorm.services.engine.record import Record
 
 
 @mypyc_attr(acyclic=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from .actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
-from .cards import Card, card_str
-from .deck import Deck
-from .evaluation import BOARD_BY_KEY, BOARD_KEY, NO_LOW
-from .events import (
+from tablestorm.services.engine.actions import Action, ActionKind, IllegalAction, LegalAction, TimeoutOutcome
+from tablestorm.services.engine.cards import Card, card_str
+from tablestorm.services.engine.deck import Deck
+from tablestorm.services.engine.evaluation import BOARD_BY_KEY, BOARD_KEY, NO_LOW
+from tablestorm.services.engine.events import (
     Acted,
     BetReturned,
     CapReached,
@@ -39,9 +39,9 @@ from .events import (
     RoundStarted,
     TimedOut,
 )
-from .pots import layer_pots
-from .shuffle import Shuffler
-from .variants import Structure, TableOptions
+from tablestorm.services.engine.pots import layer_pots
+from tablestorm.services.engine.shuffle import Shuffler
+from tablestorm.services.engine.variants import Structure, TableOptions
 
 # Constants are Final so that the compiled build (mypyc) inlines them instead of looking them up.
 ACTIVE: Final = 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .events import Pot
+from tablestorm.services.engine.events import Pot
 
 
 def layer_pots(committed: Sequence[int], live: Sequence[bool]) -> tuple[Pot, ...]:

@@ -24,12 +24,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar
 
-from .actions import Action, ActionKind
-from .events import Event
-from .hand import BlindPost, Hand
-from .shuffle import shuffler_for
-from .variants import Stakes, TableOptions
-from .visibility import views
+from tablestorm.services.engine.actions import Action, ActionKind
+from tablestorm.services.engine.events import Event
+from tablestorm.services.engine.hand import BlindPost, Hand
+from tablestorm.services.engine.shuffle import shuffler_for
+from tablestorm.services.engine.variants import Stakes, TableOptions
+from tablestorm.services.engine.visibility import views
 
 HISTORY_LENGTH = 50  # SHOW-4
 _TIMEOUT = ActionKind.TIMEOUT

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from mypy_extensions import i64
 
-from .cards import Card
+from tablestorm.services.engine.cards import Card
 
 
 class Shuffler(Protocol):

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .actions import Action, ActionKind
-from .hand import FOLDED, BlindPost, Hand
-from .seated import HISTORY_LENGTH, HandRecord, Seat, SeatedTable, TableError
-from .variants import Stakes
+from tablestorm.services.engine.actions import Action, ActionKind
+from tablestorm.services.engine.hand import FOLDED, BlindPost, Hand
+from tablestorm.services.engine.seated import HISTORY_LENGTH, HandRecord, Seat, SeatedTable, TableError
+from tablestorm.services.engine.variants import Stakes
 
 __all__ = ["HISTORY_LENGTH", "CashSeat", "CashTable", "HandRecord", "TableError"]
 

@@ -31,11 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from .actions import Action, ActionKind
-from .events import HandEnded, HandStarted
-from .hand import BlindPost, Hand
-from .seated import HandRecord, Seat, SeatedTable, TableError
-from .variants import Stakes, TableOptions
+from tablestorm.services.engine.actions import Action, ActionKind
+from tablestorm.services.engine.events import HandEnded, HandStarted
+from tablestorm.services.engine.hand import BlindPost, Hand
+from tablestorm.services.engine.seated import HandRecord, Seat, SeatedTable, TableError
+from tablestorm.services.engine.variants import Stakes, TableOptions
 
 __all__ = ["HandResult", "SeatResult", "TableError", "TournamentSeat", "TournamentTable"]
 

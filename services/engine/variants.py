@@ -11,8 +11,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, replace
 
-from .cards import DECK_32, DECK_36, DECK_52, Card
-from .evaluation import HIGH, LOW8, SHORT_DECK_32, SHORT_DECK_36, Ranking
+from tablestorm.services.engine.cards import DECK_32, DECK_36, DECK_52, Card
+from tablestorm.services.engine.evaluation import HIGH, LOW8, SHORT_DECK_32, SHORT_DECK_36, Ranking
 
 
 class Structure(enum.Enum):

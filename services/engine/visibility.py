@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .events import CardsDealt, Drew, Event
+from tablestorm.services.engine.events import CardsDealt, Drew, Event
 
 HIDDEN = -1
 """Stands for a card the viewer may not see; the count of cards stays public."""

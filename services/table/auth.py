@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import grpc
 
-from .errors import ServiceError
+from tablestorm.services.rpc.errors import ServiceError
 
 METADATA_KEY = "x-seat-token"
 DIRECTOR_METADATA_KEY = "x-director-token"

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from services.engine import (
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import (
     VARIANTS,
     Action,
     ActionKind,
@@ -23,9 +24,8 @@ from services.engine import (
     TimeoutOutcome,
     variant_named,
 )
-from services.engine import events as ev
-from services.engine.tournament_table import HandResult, SeatResult
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.engine import events as ev
+from tablestorm.services.engine.tournament_table import HandResult, SeatResult
 
 STRUCTURE_TO_PB = {
     Structure.FIXED_LIMIT: pb.STRUCTURE_FIXED_LIMIT,

@@ -1,6 +1,6 @@
 """All the tables of one server, as a typed domain API: open, find, page, close, drain, count.
 
-The RPC layer (:mod:`services.table.service`) converts wire messages at the edge and calls the
+The RPC layer (:mod:`tablestorm.services.table.service`) converts wire messages at the edge and calls the
 host with engine values; an embedding process (a load run's Ray actor, a benchmark) calls the same
 methods directly. The host owns the seat tokens (a token names a table, so it is checked here), the
 creation limits, and the ``accepting`` switch that shutdown turns off before it lets running hands
@@ -22,19 +22,19 @@ from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
-from services.engine import TableOptions
-
-from . import convert, jsonlog
-from . import validation as check
-from .auth import SeatKey, SeatTokens, handle_of
-from .errors import ServiceError, failed
-from .hub import SPECTATOR, Outbox
-from .ledger import LedgerEntry, RecoveryPlan, TableLedger
-from .live_cash import LiveCashTable
-from .live_table import LiveTable
-from .live_tournament import LiveTournamentTable
-from .metrics import Metrics
-from .proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import TableOptions
+from tablestorm.services.rpc import jsonlog
+from tablestorm.services.rpc.errors import ServiceError, failed
+from tablestorm.services.table import convert
+from tablestorm.services.table import validation as check
+from tablestorm.services.table.auth import SeatKey, SeatTokens, handle_of
+from tablestorm.services.table.hub import SPECTATOR, Outbox
+from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan, TableLedger
+from tablestorm.services.table.live_cash import LiveCashTable
+from tablestorm.services.table.live_table import LiveTable
+from tablestorm.services.table.live_tournament import LiveTournamentTable
+from tablestorm.services.table.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class TableHost:
     """The tables one server process hosts: the service's domain, below the wire.
 
     Every method runs on the server's event loop; the only awaits are ledger writes, which happen
-    before the change they record takes effect (see :mod:`services.table.ledger`).
+    before the change they record takes effect (see :mod:`tablestorm.services.table.ledger`).
     """
 
     def __init__(

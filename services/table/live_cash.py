@@ -13,16 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from services.engine import TableOptions
-from services.engine.table import CashTable, TableError
-
-from . import validation as check
-from .auth import SeatKey, SeatTokens, split_token
-from .errors import failed, invalid
-from .ledger import LedgerEntry, SeatRecord, TableLedger
-from .live_table import LiveTable, TableKind
-from .metrics import Metrics
-from .proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import TableOptions
+from tablestorm.services.engine.table import CashTable, TableError
+from tablestorm.services.rpc.errors import failed, invalid
+from tablestorm.services.table import validation as check
+from tablestorm.services.table.auth import SeatKey, SeatTokens, split_token
+from tablestorm.services.table.ledger import LedgerEntry, SeatRecord, TableLedger
+from tablestorm.services.table.live_table import LiveTable, TableKind
+from tablestorm.services.table.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -22,19 +22,29 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 
-from services.engine import Action, ActionKind, IllegalAction, TableOptions
-from services.engine import events as ev
-from services.engine.seated import SeatedTable, TableError
-from services.engine.visibility import view
-
-from . import convert
-from . import validation as check
-from .auth import SeatKey, SeatTokens, handle_of
-from .clock import ActionClock
-from .errors import ServiceError
-from .hub import EVENTS, WELCOME, YOUR_TURN, EventLog, LogEntry, Outbox, Subscribers, Turn, frame, personal
-from .metrics import Metrics
-from .proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import Action, ActionKind, IllegalAction, TableOptions
+from tablestorm.services.engine import events as ev
+from tablestorm.services.engine.seated import SeatedTable, TableError
+from tablestorm.services.engine.visibility import view
+from tablestorm.services.rpc.errors import ServiceError
+from tablestorm.services.table import convert
+from tablestorm.services.table import validation as check
+from tablestorm.services.table.auth import SeatKey, SeatTokens, handle_of
+from tablestorm.services.table.clock import ActionClock
+from tablestorm.services.table.hub import (
+    EVENTS,
+    WELCOME,
+    YOUR_TURN,
+    EventLog,
+    LogEntry,
+    Outbox,
+    Subscribers,
+    Turn,
+    frame,
+    personal,
+)
+from tablestorm.services.table.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Only the director (whoever holds the token given at CreateTable) seats players, with the chips
 they carry, removes them, adds chips (rebuys, add-ons), marks them away, and deals: each
 :meth:`LiveTournamentTable.deal_hand` deals one hand with the stakes it names and resolves with
-the :class:`~services.engine.tournament_table.HandResult` once the hand is over. The table never
+the :class:`~tablestorm.services.engine.tournament_table.HandResult` once the hand is over. The table never
 deals by itself, which is how the director's holds (balancing, hand-for-hand, breaks, pauses) work.
 
 TOURN-7: an away player is acted for at once on its turn (:meth:`TournamentTable.away_action`),
@@ -21,16 +21,15 @@ from dataclasses import replace
 
 import grpc
 
-from services.engine import Action, Stakes, TableOptions
-from services.engine.tournament_table import TournamentTable
-
-from . import convert
-from . import validation as check
-from .auth import DIRECTOR_METADATA_KEY, SeatKey, SeatTokens, secret_matches
-from .errors import ServiceError, failed, invalid
-from .live_table import LiveTable, TableKind
-from .metrics import Metrics
-from .proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import Action, Stakes, TableOptions
+from tablestorm.services.engine.tournament_table import TournamentTable
+from tablestorm.services.rpc.errors import ServiceError, failed, invalid
+from tablestorm.services.table import convert
+from tablestorm.services.table import validation as check
+from tablestorm.services.table.auth import DIRECTOR_METADATA_KEY, SeatKey, SeatTokens, secret_matches
+from tablestorm.services.table.live_table import LiveTable, TableKind
+from tablestorm.services.table.metrics import Metrics
 
 
 class LiveTournamentTable(LiveTable[TournamentTable]):

@@ -6,16 +6,15 @@ action kind, timeout outcome, RPC method and code, stream direction, GC generati
 id, whose cardinality would grow with the load being measured. Every series of a game appears, at
 zero, when the server opens its first table of that game, so a dashboard or an alert reads 0, not
 "no data", for what has not happened yet. The process, GC and event-loop metrics are
-:class:`~services.table.runtime_metrics.RuntimeMetrics`; ``deploy/README.md`` lists every metric.
+:class:`~tablestorm.services.rpc.runtime_metrics.RuntimeMetrics`; ``deploy/README.md`` lists every metric.
 """
 
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from services.engine import ActionKind, TimeoutOutcome
-
-from .runtime_metrics import RuntimeMetrics
+from tablestorm.services.engine import ActionKind, TimeoutOutcome
+from tablestorm.services.rpc.runtime_metrics import RuntimeMetrics
 
 PROCESSING_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 """Server-side action processing takes tens of microseconds; the buckets resolve that range."""

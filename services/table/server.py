@@ -12,14 +12,14 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from . import process
-from .gc_policy import tune_for_latency
-from .host import DrainReport, HostLimits, TableHost
-from .ledger import TableLedger
-from .metrics import Metrics
-from .process import Serving, until_signalled
-from .service import HELLO_TIMEOUT, SERVICE_NAME, TableService, handlers
-from .tls import ServerTls
+from tablestorm.services.rpc import process
+from tablestorm.services.rpc.gc_policy import tune_for_latency
+from tablestorm.services.rpc.process import Serving, until_signalled
+from tablestorm.services.rpc.tls import ServerTls
+from tablestorm.services.table.host import DrainReport, HostLimits, TableHost
+from tablestorm.services.table.ledger import TableLedger
+from tablestorm.services.table.metrics import Metrics
+from tablestorm.services.table.service import HELLO_TIMEOUT, SERVICE_NAME, TableService, handlers
 
 log = logging.getLogger(__name__)
 

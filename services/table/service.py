@@ -1,8 +1,8 @@
 """The RPC layer of ``tablestorm.v1.TableService``: requests in, statuses and streams out.
 
-Handlers are registered by hand (:func:`handlers`, with :mod:`services.table.handlers`) rather
+Handlers are registered by hand (:func:`handlers`, with :mod:`tablestorm.services.rpc.handlers`) rather
 than through the generated ``add_TableServiceServicer_to_server``: undecodable requests are
-answered INVALID_ARGUMENT, and the Play stream writes bytes that :mod:`services.table.hub` has
+answered INVALID_ARGUMENT, and the Play stream writes bytes that :mod:`tablestorm.services.table.hub` has
 already serialized (once per visibility class), so its response serializer is the identity.
 Clients use the generated stub unchanged; the wire is the proto's.
 """
@@ -16,19 +16,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
-from services.engine import variant_named
-
-from . import convert
-from . import validation as check
-from .auth import DIRECTOR_METADATA_KEY, MAX_TOKEN_LENGTH, SeatKey, metadata_value, token_from
-from .errors import ServiceError, invalid
-from .handlers import Context, Undecodable, parse_as, unary
-from .host import AnyLiveTable, Directed, TableHost, TableSpec
-from .hub import PONGS, RESULTS, Outbox, frame
-from .live_tournament import LiveTournamentTable
-from .metrics import Metrics
-from .proto_gen import table_service_pb2 as pb
-from .tls import peer_common_name
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import variant_named
+from tablestorm.services.rpc.errors import ServiceError, invalid
+from tablestorm.services.rpc.handlers import Context, Undecodable, parse_as, unary
+from tablestorm.services.rpc.tls import peer_common_name
+from tablestorm.services.table import convert
+from tablestorm.services.table import validation as check
+from tablestorm.services.table.auth import DIRECTOR_METADATA_KEY, MAX_TOKEN_LENGTH, SeatKey, metadata_value, token_from
+from tablestorm.services.table.host import AnyLiveTable, Directed, TableHost, TableSpec
+from tablestorm.services.table.hub import PONGS, RESULTS, Outbox, frame
+from tablestorm.services.table.live_tournament import LiveTournamentTable
+from tablestorm.services.table.metrics import Metrics
 
 SERVICE_NAME = "tablestorm.v1.TableService"
 DEFAULT_PAGE_SIZE = 100
@@ -339,7 +338,7 @@ def handlers(service: TableService) -> grpc.GenericRpcHandler:
             "AddChips": unary(service.add_chips, pb.AddChipsRequest, pb.SeatState),
             "SetAway": unary(service.set_away, pb.SetAwayRequest, pb.SeatState),
             "DealHand": unary(service.deal_hand, pb.DealHandRequest, pb.HandResult),
-            # Responses are pre-serialized ServerMessage bytes (see services.table.hub).
+            # Responses are pre-serialized ServerMessage bytes (see tablestorm.services.table.hub).
             "Play": grpc.stream_stream_rpc_method_handler(
                 play, request_deserializer=parse_as(pb.ClientMessage), response_serializer=None
             ),

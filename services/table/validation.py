@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .convert import MAX_CHIPS
-from .errors import invalid
+from tablestorm.services.rpc.errors import invalid
+from tablestorm.services.table.convert import MAX_CHIPS
 
 MAX_ID_LENGTH = 64
 _TABLE_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")

@@ -4,7 +4,7 @@ Register gives each player a random token (``secrets.token_urlsafe(24)``: 192 bi
 the player's every entry; the calls a player makes for itself carry it in ``x-player-token``. The
 server's operator token, when it has one, guards the operator calls (``x-operator-token``).
 A player's token is found by the player's id (public, so not secret: the handle) and compared in
-constant time (:func:`services.table.auth.secret_matches`), as the operator token is.
+constant time (:func:`tablestorm.services.table.auth.secret_matches`), as the operator token is.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import secrets
 
 import grpc
 
-from services.table.auth import secret_matches
-from services.table.errors import ServiceError
+from tablestorm.services.rpc.errors import ServiceError
+from tablestorm.services.table.auth import secret_matches
 
 PLAYER_METADATA_KEY = "x-player-token"
 OPERATOR_METADATA_KEY = "x-operator-token"

@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from services.engine import VARIANTS, Stakes
-from services.table import convert as table_convert
-from services.table.proto_gen import tournament_pb2 as tpb
-
-from . import events as ev
-from .director import Director, Placing, Standing
-from .structure import (
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.director import Director, Placing, Standing
+from tablestorm.services.director.structure import (
     AddOn,
     LateRegistration,
     Level,
@@ -28,6 +25,8 @@ from .structure import (
     StructureError,
     TournamentStructure,
 )
+from tablestorm.services.engine import VARIANTS, Stakes
+from tablestorm.services.table import convert as table_convert
 
 DEFAULT_BUY_IN = 100
 DEFAULT_CLOCK_SECONDS = 30.0

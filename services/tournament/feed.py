@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import grpc
 
-from services.table.errors import ServiceError
-from services.table.proto_gen import tournament_pb2 as tpb
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.rpc.errors import ServiceError
 
 
 class _Entry(NamedTuple):

@@ -35,13 +35,9 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.engine.tournament_table import HandResult
-from services.table.errors import ServiceError
-from services.table.proto_gen import tournament_pb2 as tpb
-
-from . import convert
-from . import events as ev
-from .commands import (
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.commands import (
     AddChips,
     CloseTable,
     Command,
@@ -52,12 +48,15 @@ from .commands import (
     SetAway,
     TournamentFinished,
 )
-from .director import Director, DirectorError
-from .feed import EventFeed
-from .metrics import TournamentMetrics
-from .placement import TableServers
-from .remote import RemoteTables, TableRefused, TableServerDown
-from .structure import TournamentStructure
+from tablestorm.services.director.director import Director, DirectorError
+from tablestorm.services.director.structure import TournamentStructure
+from tablestorm.services.engine.tournament_table import HandResult
+from tablestorm.services.rpc.errors import ServiceError
+from tablestorm.services.tournament import convert
+from tablestorm.services.tournament.feed import EventFeed
+from tablestorm.services.tournament.metrics import TournamentMetrics
+from tablestorm.services.tournament.placement import TableServers
+from tablestorm.services.tournament.remote import RemoteTables, TableRefused, TableServerDown
 
 log = logging.getLogger(__name__)
 

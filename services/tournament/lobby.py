@@ -16,16 +16,15 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.table.errors import ServiceError, failed
-from services.table.proto_gen import tournament_pb2 as tpb
-
-from .auth import PlayerTokens
-from .commands import Command
-from .director import Director, DirectorError
-from .live import LiveTournament, TournamentHalted
-from .metrics import TournamentMetrics
-from .placement import TableServers
-from .structure import TournamentStructure
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.director.commands import Command
+from tablestorm.services.director.director import Director, DirectorError
+from tablestorm.services.director.structure import TournamentStructure
+from tablestorm.services.rpc.errors import ServiceError, failed
+from tablestorm.services.tournament.auth import PlayerTokens
+from tablestorm.services.tournament.live import LiveTournament, TournamentHalted
+from tablestorm.services.tournament.metrics import TournamentMetrics
+from tablestorm.services.tournament.placement import TableServers
 
 STATUSES = ("registering", "running", "paused", "finished")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from services.table.runtime_metrics import RuntimeMetrics
+from tablestorm.services.rpc.runtime_metrics import RuntimeMetrics
 
 
 class TournamentMetrics:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .remote import GrpcTableServer, RemoteTables
+from tablestorm.services.tournament.remote import GrpcTableServer, RemoteTables
 
 log = logging.getLogger(__name__)
 

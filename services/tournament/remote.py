@@ -17,17 +17,17 @@ import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
 
-from services.engine import Stakes, TableOptions
-from services.engine.tournament_table import HandResult
-from services.table import convert as table_convert
-from services.table.auth import DIRECTOR_METADATA_KEY
-from services.table.proto_gen import table_service_pb2 as pb
-from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.engine import Stakes, TableOptions
+from tablestorm.services.engine.tournament_table import HandResult
+from tablestorm.services.table import convert as table_convert
+from tablestorm.services.table.auth import DIRECTOR_METADATA_KEY
 
 if TYPE_CHECKING:  # the typed stub of a grpc.aio channel lives in the generated .pyi only
-    from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
-from services.table.service import SERVICE_NAME
-from services.table.tls import ClientTls, channel
+    from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
+from tablestorm.services.rpc.tls import ClientTls, channel
+from tablestorm.services.table.service import SERVICE_NAME
 
 CALL_TIMEOUT = 10.0
 """Seconds a director call other than DealHand may take (DealHand lasts as long as its hand)."""

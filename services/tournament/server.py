@@ -14,15 +14,14 @@ import functools
 import logging
 from dataclasses import dataclass, field
 
-from services.table import process
-from services.table.process import Serving, until_signalled
-from services.table.tls import ClientTls, ServerTls
-
-from .lobby import LobbyLimits, TournamentLobby
-from .metrics import TournamentMetrics
-from .placement import FaultPolicy, TableServers
-from .remote import GrpcTableServer
-from .service import SERVICE_NAME, TournamentService, handlers
+from tablestorm.services.rpc import process
+from tablestorm.services.rpc.process import Serving, until_signalled
+from tablestorm.services.rpc.tls import ClientTls, ServerTls
+from tablestorm.services.tournament.lobby import LobbyLimits, TournamentLobby
+from tablestorm.services.tournament.metrics import TournamentMetrics
+from tablestorm.services.tournament.placement import FaultPolicy, TableServers
+from tablestorm.services.tournament.remote import GrpcTableServer
+from tablestorm.services.tournament.service import SERVICE_NAME, TournamentService, handlers
 
 log = logging.getLogger(__name__)
 

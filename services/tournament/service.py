@@ -13,18 +13,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
-from services.table.auth import metadata_value
-from services.table.errors import invalid
-from services.table.handlers import Context, unary, unary_stream
-from services.table.proto_gen import tournament_pb2 as tpb
-
-from . import convert
-from .auth import OPERATOR_METADATA_KEY, PLAYER_METADATA_KEY, check_operator
-from .commands import Command
-from .director import Director
-from .live import LiveTournament
-from .lobby import TournamentLobby
-from .structure import StructureError
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.director.commands import Command
+from tablestorm.services.director.director import Director
+from tablestorm.services.director.structure import StructureError
+from tablestorm.services.rpc.errors import invalid
+from tablestorm.services.rpc.handlers import Context, unary, unary_stream
+from tablestorm.services.table.auth import metadata_value
+from tablestorm.services.tournament import convert
+from tablestorm.services.tournament.auth import OPERATOR_METADATA_KEY, PLAYER_METADATA_KEY, check_operator
+from tablestorm.services.tournament.live import LiveTournament
+from tablestorm.services.tournament.lobby import TournamentLobby
 
 SERVICE_NAME = "tablestorm.v1.TournamentService"
 MAX_TOURNAMENT_ID = 48

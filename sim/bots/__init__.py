@@ -6,9 +6,9 @@ seat (its transport, hand tracker, referee and lifecycle, put to work by ``clien
 wraps a Fleet.
 """
 
-from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, TableClient, Tally
-from .fleet import Fleet
-from .strategies import BOT_KINDS, Action, Legal, Strategy, View, strategy_for
+from tablestorm.sim.bots.client import Assignment, Bot, BotConfig, ChannelPool, Resolver, TableClient, Tally
+from tablestorm.sim.bots.fleet import Fleet
+from tablestorm.sim.bots.strategies import BOT_KINDS, Action, Legal, Strategy, View, strategy_for
 
 __all__ = [
     "BOT_KINDS",

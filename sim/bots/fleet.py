@@ -5,10 +5,10 @@ knows nothing of Ray). Bots to one endpoint share gRPC channels, at most ``strea
 Play streams each; joins go through a small gate because a client that opens thousands of streams
 in one burst sees some of them fail inside gRPC Core, and so do the calls of leaving bots (a server
 refuses calls beyond about 1,000 waiting for its handlers). Everything the bots measure lands in one
-:class:`~sim.stats.RunStats` (``fleet.stats``; ship ``stats.take()``) and one
-:class:`~sim.bots.client.Tally` (chips bought and cashed out by table, resumes, returns to moved
+:class:`~tablestorm.sim.load.stats.RunStats` (``fleet.stats``; ship ``stats.take()``) and one
+:class:`~tablestorm.sim.bots.client.Tally` (chips bought and cashed out by table, resumes, returns to moved
 tables, protocol-violation samples). The fleet also keeps what its bots must know of the run's
-chaos: the endpoints it killed and when (``killed``, see :mod:`sim.bots.client.attribution`).
+chaos: the endpoints it killed and when (``killed``, see :mod:`tablestorm.sim.bots.client.attribution`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import random
 import time
 from collections.abc import Callable, Iterable
 
-from sim.stats import RunStats
-
-from .client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally, Tls
-from .strategies import Strategy, strategy_for
+from tablestorm.sim.bots.client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally, Tls
+from tablestorm.sim.bots.strategies import Strategy, strategy_for
+from tablestorm.sim.load.stats import RunStats
 
 __all__ = ["Fleet"]
 

@@ -34,8 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
 
-from services.engine.cards import parse_cards
-from services.engine.evaluation import (
+from tablestorm.services.engine.cards import parse_cards
+from tablestorm.services.engine.evaluation import (
     BOARD,
     HIGH_CARD,
     LOW8,
@@ -47,7 +47,7 @@ from services.engine.evaluation import (
     Ranking,
     category_of,
 )
-from services.engine.variants import VARIANTS, Structure, Variant
+from tablestorm.services.engine.variants import VARIANTS, Structure, Variant
 
 __all__ = [
     "AGGRESSIVE",
@@ -100,9 +100,9 @@ class View:
     """Everything one seat may know when it is asked to act (built from its own event stream)."""
 
     game: str
-    """The table's game code (a key of ``services.engine.VARIANTS``)."""
+    """The table's game code (a key of ``tablestorm.services.engine.VARIANTS``)."""
     structure: str
-    """The betting structure's value (``services.engine.Structure``: BET-1, BET-4)."""
+    """The betting structure's value (``tablestorm.services.engine.Structure``: BET-1, BET-4)."""
     legal: tuple[Legal, ...]
     down: tuple[int, ...] = ()
     """Own face-down cards (engine ints, rank * 4 + suit)."""

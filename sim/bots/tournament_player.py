@@ -3,9 +3,9 @@
 A :class:`TournamentPlayer` registers with the tournament service (its player id and its standing
 auto-rebuy choice, TOURN-10), follows its own Watch stream with its token (``own_only``: its own
 events and the tournament's, not every other player's), and plays every seat a
-``SeatAssigned`` gives it over ``TableService.Play``, with a :class:`~sim.bots.client.Bot` of its
+``SeatAssigned`` gives it over ``TableService.Play``, with a :class:`~tablestorm.sim.bots.client.Bot` of its
 fleet per seat. When the director moves the player (TOURN-3, TOURN-4) or it is out, the table ends
-the old seat's stream OK, which ends that bot (:attr:`~sim.bots.client.Phase.REMOVED`: a normal
+the old seat's stream OK, which ends that bot (:attr:`~tablestorm.sim.bots.client.Phase.REMOVED`: a normal
 end, not a failure); the next ``SeatAssigned`` starts a new bot. A table rebuilt after a fault
 (TOURN-11) comes as a new ``SeatAssigned`` too, while the old seat's stream may still be retrying
 a dead server: a new seat ends every older bot. A Watch stream refused in a burst or cut is
@@ -13,7 +13,7 @@ resumed after the last event seen; a seat whose bot could not start (its Welcome
 is tried again, as a player reconnects.
 
 The player decides from one ``random.Random`` of its own across all its seats, seeded as the
-accelerated driver seeds it (``sim.tournament.profiles.player_seed``), so that both drivers
+accelerated driver seeds it (``tablestorm.sim.tournament.profiles.player_seed``), so that both drivers
 draw the same decisions and think times. What the accelerated driver's bots do about the
 director's news, this one does from the stream: re-enter when eliminated (the service refuses
 once late registration is closed), take the add-on when its window opens.
@@ -36,21 +36,20 @@ from typing import TYPE_CHECKING
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
-from services.table.proto_gen import tournament_pb2 as tpb
-from sim.distributions import Distribution
-
-from .client import Assignment, Bot
-from .fleet import Fleet
+from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.sim.bots.client import Assignment, Bot
+from tablestorm.sim.bots.fleet import Fleet
+from tablestorm.sim.distributions import Distribution
 
 if TYPE_CHECKING:
-    from services.table.proto_gen.tournament_pb2_grpc import TournamentServiceAsyncStub
+    from tablestorm.services.api.tournament_pb2_grpc import TournamentServiceAsyncStub
 
 __all__ = ["Entrant", "PlayerRecord", "TournamentPlayer"]
 
 log = logging.getLogger(__name__)
 
 PLAYER_METADATA_KEY = "x-player-token"
-"""The tournament service's player token header (``services.tournament.auth``)."""
+"""The tournament service's player token header (``tablestorm.services.tournament.auth``)."""
 RESUMABLE = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 """Watch failures resumed after the last event seen: refused in a burst, the connection cut, or
 the server too slow to take the call."""

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sim.scenario import Scenario
-
-    from .slo import SLO
-    from .sweep import Steadiness
+    from tablestorm.sim.capacity.slo import SLO
+    from tablestorm.sim.capacity.sweep import Steadiness
+    from tablestorm.sim.load.scenario import Scenario
 
 __all__ = ["parse_steps", "register"]
 
@@ -81,10 +80,9 @@ class _Request:
 
 def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Request:
     """Every flag parsed and checked; a bad one ends the command (exit 2) naming it."""
-    from sim.scenario import ScenarioError, from_mapping, load
-
-    from .slo import DEFAULT_SLO, SLO
-    from .sweep import Steadiness
+    from tablestorm.sim.capacity.slo import DEFAULT_SLO, SLO
+    from tablestorm.sim.capacity.sweep import Steadiness
+    from tablestorm.sim.load.scenario import ScenarioError, from_mapping, load
 
     try:
         steps = parse_steps(args.steps)
@@ -119,11 +117,10 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import json
 
     request = _checked(args, parser)
-    from sim.interruption import EXIT_STATUS, Interruption
-
-    from .report import write_capacity_html
-    from .result import build_capacity, write_capacity
-    from .sweep import run_sweep
+    from tablestorm.sim.capacity.report import write_capacity_html
+    from tablestorm.sim.capacity.result import build_capacity, write_capacity
+    from tablestorm.sim.capacity.sweep import run_sweep
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Interruption
 
     out = request.out
     interruption = Interruption()

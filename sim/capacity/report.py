@@ -1,4 +1,4 @@
-"""capacity.html: the sweep for people, drawn from capacity.json alone through :mod:`sim.reporting`.
+"""capacity.html: the sweep for people, drawn from capacity.json alone through :mod:`tablestorm.sim.reporting`.
 
 Throughput (and goodput) against the offered bots with the fitted USL curve, the round trip's
 percentiles against the bots with the SLO's line, the cores the hosts and fleets used, a table of
@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from sim.reporting import plots
-from sim.reporting.html import (
+from tablestorm.sim.capacity.usl import usl
+from tablestorm.sim.load.thresholds import METRICS, parse
+from tablestorm.sim.reporting import plots
+from tablestorm.sim.reporting.html import (
     FAIL_BADGE,
     PASS_BADGE,
     banner,
@@ -30,9 +32,6 @@ from sim.reporting.html import (
     section,
     table,
 )
-from sim.thresholds import METRICS, parse
-
-from .usl import usl
 
 __all__ = ["render_capacity_html", "write_capacity_html"]
 

@@ -2,12 +2,12 @@
 
 The whole schema, built in one place (``"schema": "tablestorm.capacity/1"``):
 
-- ``run``: the run's metadata (:func:`sim.reporting.meta.run_metadata`: tablestorm version, command
+- ``run``: the run's metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`: tablestorm version, command
   line, start time, machine with its ``cores``); ``scenario`` and ``scenario_resolved`` (every
   setting of the load run as it ran, as in summary.json);
 - ``slo``: ``expressions`` and the ``definition`` of a second and a step meeting it, and of
-  goodput (:mod:`sim.capacity.slo`); ``steadiness``: ``window_s``, ``windows``, ``tolerance``,
-  ``max_hold_s`` (:mod:`sim.capacity.sweep`);
+  goodput (:mod:`tablestorm.sim.capacity.slo`); ``steadiness``: ``window_s``, ``windows``, ``tolerance``,
+  ``max_hold_s`` (:mod:`tablestorm.sim.capacity.sweep`);
 - ``planned_steps``, ``complete`` (every planned step was measured), ``interrupted`` (the signal
   that cut the sweep short, or None);
 - ``steps``, in load order, each: ``bots`` (offered), ``seated`` (online, mean over the window),
@@ -20,7 +20,7 @@ The whole schema, built in one place (``"schema": "tablestorm.capacity/1"``):
   is unknown for the window), ``per_core`` (per core of the hosts: ``actions_per_s``,
   ``hands_per_s``, ``seated_players``, ``play_streams``; None when a host's CPU time is unknown);
 - ``fit``: the Universal Scalability Law fitted to actions/s against offered bots
-  (:mod:`sim.capacity.usl`): ``lambda``, ``sigma``, ``kappa`` (each ``value`` and ``stderr``),
+  (:mod:`tablestorm.sim.capacity.usl`): ``lambda``, ``sigma``, ``kappa`` (each ``value`` and ``stderr``),
   ``peak_bots`` and ``peak_actions_per_s`` (None without a peak), ``r_squared``, ``points``; or,
   when the steps cannot be fitted, ``error`` saying why (and the other keys None);
 - ``capacity``: ``slo_step`` (the largest step that met the SLO, None if none did), ``reason``
@@ -40,11 +40,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from sim.summary import latency_ms
-
-from .slo import SLO
-from .sweep import CpuUse, Steadiness, Step
-from .usl import USLFit, USLFitError, fit_usl
+from tablestorm.sim.capacity.slo import SLO
+from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, Step
+from tablestorm.sim.capacity.usl import USLFit, USLFitError, fit_usl
+from tablestorm.sim.load.summary import latency_ms
 
 __all__ = ["SCHEMA", "SLO_DEFINITION", "build_capacity", "fit_dict", "slo_capacity", "step_dict", "write_capacity"]
 
@@ -168,7 +167,7 @@ def build_capacity(
     out_dir: Path,
 ) -> dict[str, Any]:
     """The contents of capacity.json (see the module docstring). ``load_summary`` and
-    ``load_files`` are the load run's (:class:`~sim.driver.RunResult`), its scenario and
+    ``load_files`` are the load run's (:class:`~tablestorm.sim.load.driver.RunResult`), its scenario and
     interruption included."""
     best, reason, warnings = slo_capacity(steps)
     warnings += [f"{s.bots:,} bots never became steady within {s.held_s} s" for s in steps if not s.steady]

@@ -1,6 +1,6 @@
 """The service level objective of a capacity sweep, judged second by second, and goodput.
 
-An SLO is one or more threshold expressions (:mod:`sim.thresholds`' syntax, e.g. ``p99_ms<100``)
+An SLO is one or more threshold expressions (:mod:`tablestorm.sim.load.thresholds`' syntax, e.g. ``p99_ms<100``)
 over what one second of a run can say on its own: the percentiles, maximum and mean of the action
 round trip, and the errors. Every expression must hold.
 
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sim.stats import RunStats, SecondStats
-from sim.summary import latency_ms
-from sim.thresholds import Threshold, ThresholdResult, all_ok, parse
+from tablestorm.sim.load.stats import RunStats, SecondStats
+from tablestorm.sim.load.summary import latency_ms
+from tablestorm.sim.load.thresholds import Threshold, ThresholdResult, all_ok, parse
 
 __all__ = ["DEFAULT_SLO", "METRICS", "SLO", "Goodput"]
 

@@ -1,6 +1,6 @@
 """The capacity sweep: one load run stepped through bot counts, each step held until it is steady.
 
-The sweep drives a :class:`~sim.driver.LoadTest` through two of its hooks: ``target`` gives the
+The sweep drives a :class:`~tablestorm.sim.load.driver.LoadTest` through two of its hooks: ``target`` gives the
 closed model's bot count (the current step), ``on_second`` watches every tick. The hosts, the
 tables for the largest step and the fleets are set up once; a step adds bots to the ones already
 seated, which keep playing.
@@ -29,14 +29,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from sim.deployment import HOST_CHECK_TIMEOUT
-from sim.driver import LoadTest, RunResult, RunState
-from sim.interruption import Interruption
-from sim.scenario import Scenario
-from sim.stats import RunStats, SecondStats
-from sim.thresholds import ThresholdResult, all_ok
-
-from .slo import SLO, Goodput
+from tablestorm.sim.capacity.slo import SLO, Goodput
+from tablestorm.sim.cluster.deployment import HOST_CHECK_TIMEOUT
+from tablestorm.sim.cluster.interruption import Interruption
+from tablestorm.sim.load.driver import LoadTest, RunResult, RunState
+from tablestorm.sim.load.scenario import Scenario
+from tablestorm.sim.load.stats import RunStats, SecondStats
+from tablestorm.sim.load.thresholds import ThresholdResult, all_ok
 
 __all__ = ["CpuUse", "Steadiness", "Step", "Sweep", "SweepRun", "run_sweep", "sweep_scenario"]
 

@@ -1,4 +1,4 @@
-"""``tablestorm plan``: the command's flags, checks and outputs (registered in :mod:`sim.cli`).
+"""``tablestorm plan``: the command's flags, checks and outputs (registered in :mod:`tablestorm.sim.cli`).
 
 Both inputs are read and checked, and the metrics port bound once, before anything is written; a
 refusal is one line naming the file and key or the flag, exit 2. Exit status 0 otherwise; with
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Final
 
-from sim.inputs import COUNT, NON_NEGATIVE, PORT, flag
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, PORT, flag
 
 __all__ = ["QUANTILES", "register"]
 
@@ -27,13 +27,13 @@ def _fail(message: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sim.inputs import InputError
-    from sim.listen import check_port
-    from sim.reporting.meta import run_metadata, version
-
-    from .inputs import check_games, read_capacity, read_schedule
-    from .report import write_plan_html
-    from .result import QUANTITIES, Settings, build_plan, minute_sizes, write_plan
+    from tablestorm import version
+    from tablestorm.sim.inputs import InputError
+    from tablestorm.sim.listen import check_port
+    from tablestorm.sim.plan.inputs import check_games, read_capacity, read_schedule
+    from tablestorm.sim.plan.report import write_plan_html
+    from tablestorm.sim.plan.result import QUANTITIES, Settings, build_plan, minute_sizes, write_plan
+    from tablestorm.sim.reporting.meta import run_metadata
 
     started = time.time()
     try:
@@ -69,9 +69,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"report: {files['html']}", file=sys.stderr)
     if args.serve_metrics is None:
         return 0
-    from sim.interruption import Interruption
-
-    from .forecast_metrics import BANDS, ForecastCollector, serve
+    from tablestorm.sim.cluster.interruption import Interruption
+    from tablestorm.sim.plan.forecast_metrics import BANDS, ForecastCollector, serve
 
     sizes = {band: minute_sizes(schedule, capacity, settings, band) for band in BANDS.values()}
     interruption = Interruption()

@@ -27,8 +27,8 @@ from prometheus_client import CollectorRegistry, start_http_server
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .inputs import ScheduleDemand
-from .sizing import MinuteSize
+from tablestorm.sim.plan.inputs import ScheduleDemand
+from tablestorm.sim.plan.sizing import MinuteSize
 
 __all__ = ["BANDS", "GAUGES", "ForecastCollector", "serve"]
 

@@ -1,6 +1,6 @@
 """A plan's two inputs, read and checked: schedule.json (the demand) and capacity.json (one core's worth).
 
-Each reader takes exactly the keys its producer documents (:mod:`sim.schedule.result` for
+Each reader takes exactly the keys its producer documents (:mod:`tablestorm.sim.schedule.result` for
 ``tablestorm.schedule/1``, ``sim/capacity/result.py`` for ``tablestorm.capacity/1``) and nothing
 else, and refuses a file that is not what it claims with a :class:`PlanInputError` naming the
 file and the key (``capacity.json: capacity.per_core.hands_per_s: missing``): the wrong kind of
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from sim.inputs import InputError
+from tablestorm.sim.inputs import InputError
 
 __all__ = [
     "CAPACITY_SCHEMA",
@@ -33,7 +33,7 @@ __all__ = [
 
 SCHEDULE_SCHEMA: Final = "tablestorm.schedule/1"
 CAPACITY_SCHEMA: Final = "tablestorm.capacity/1"
-"""The schemas this reader knows (``sim.schedule.result.SCHEMA``; the capacity run's ``SCHEMA``)."""
+"""The schemas this reader knows (``tablestorm.sim.schedule.result.SCHEMA``; the capacity run's ``SCHEMA``)."""
 PER_CORE_KEYS: Final = ("actions_per_s", "hands_per_s", "seated_players", "play_streams")
 """``capacity.per_core``: what one core of the table hosts carried at the SLO, by dimension."""
 _KINDS: Final = {

@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from sim.nodes import FLEET_RESOURCE, TABLE_HOST_RESOURCE
+from tablestorm.sim.cluster.nodes import FLEET_RESOURCE, TABLE_HOST_RESOURCE
 
 __all__ = ["BOT_FLEETS_GROUP", "FLEET_RESOURCE", "TABLE_HOSTS_GROUP", "TABLE_HOST_RESOURCE", "raycluster"]
 
 TABLE_HOSTS_GROUP: Final = "table-hosts"
 BOT_FLEETS_GROUP: Final = "bot-fleets"
-"""The group names of deploy/kuberay/raycluster.yaml (their resources: :mod:`sim.nodes`)."""
+"""The group names of deploy/kuberay/raycluster.yaml (their resources: :mod:`tablestorm.sim.cluster.nodes`)."""
 MEMORY_GIB_PER_CORE: Final = {TABLE_HOSTS_GROUP: 2, BOT_FLEETS_GROUP: 1}
 """As the team's pods have it: a 2-core host pod has 4 GiB, a 2-core fleet pod 2 GiB."""
 RAY_VERSION: Final = "2.60.0"

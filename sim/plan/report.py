@@ -1,5 +1,5 @@
 """plan.html: the cores and nodes over the day, the binding dimension, the autoscaling spans, and
-where the two inputs came from. Read from plan.json alone, built from :mod:`sim.reporting`."""
+where the two inputs came from. Read from plan.json alone, built from :mod:`tablestorm.sim.reporting`."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from sim.reporting import plots
-from sim.reporting.html import banner, card, cards, escape, figure, fmt, key_values, page, section, table
-
-from .kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
-from .sizing import DIMENSIONS
+from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
+from tablestorm.sim.plan.sizing import DIMENSIONS
+from tablestorm.sim.reporting import plots
+from tablestorm.sim.reporting.html import banner, card, cards, escape, figure, fmt, key_values, page, section, table
 
 __all__ = ["HTML_NAME", "render_plan_html", "write_plan_html"]
 

@@ -3,7 +3,7 @@ and the KubeRay cluster for the peak.
 
 The whole schema (``"schema": "tablestorm.plan/1"``):
 
-- ``run``: the run's metadata (:func:`sim.reporting.meta.run_metadata`);
+- ``run``: the run's metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`);
 - ``inputs``: ``schedule`` (``file`` of schedule.json, the schedule ``file`` and ``name`` it
   simulated, ``root_seed``, ``replications``, ``started_at``, ``machine``) and ``capacity``
   (``file``, ``command_line``, ``started_at``, ``machine``, ``slo``, ``reason``: which step is the
@@ -37,11 +37,10 @@ from typing import Any, Final
 
 import yaml
 
-from sim.schedule.result import clock
-
-from .inputs import Capacity, ScheduleDemand
-from .kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP, raycluster
-from .sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size, whole
+from tablestorm.sim.plan.inputs import Capacity, ScheduleDemand
+from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP, raycluster
+from tablestorm.sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size, whole
+from tablestorm.sim.schedule.result import clock
 
 __all__ = ["JSON_NAME", "MANIFEST_NAME", "QUANTITIES", "SCHEMA", "Settings", "build_plan", "minute_sizes", "write_plan"]
 

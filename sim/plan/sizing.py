@@ -27,7 +27,7 @@ class Dimension:
 
     name: str
     demand: str
-    """The schedule's per-minute quantity (``sim.schedule.result.DEMAND``)."""
+    """The schedule's per-minute quantity (``tablestorm.sim.schedule.result.DEMAND``)."""
     capacity: str
     """The key of capacity.json's ``capacity.per_core``."""
 

@@ -3,7 +3,7 @@
 `tablestorm load`, `tournament`, `schedule`, `capacity` and `plan` all build their report.html
 from these pieces (cards, tables, figures, banners, the page shell and its CSS), so every report
 reads the same and can be attached to a ticket or opened from an artifact store years later.
-Plots come from :mod:`sim.reporting.plots` (inline SVG); values are escaped here, once.
+Plots come from :mod:`tablestorm.sim.reporting.plots` (inline SVG); values are escaped here, once.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def key_values(title: str, values: Mapping[str, Any]) -> str:
 
 
 def run_table(run: Mapping[str, Any]) -> str:
-    """"Where and how it ran": a run's metadata block (:func:`sim.reporting.meta.run_metadata`)
+    """"Where and how it ran": a run's metadata block (:func:`tablestorm.sim.reporting.meta.run_metadata`)
     as a table, its unknown values left out; empty without any."""
     machine = run.get("machine", {})
     rows = [[escape(k), fmt(v)] for k, v in (

@@ -15,13 +15,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
-
-def version() -> str:
-    """The installed tablestorm's version ("unknown" when run from a source tree not installed)."""
-    try:
-        return metadata.version("tablestorm")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+from tablestorm import version
 
 
 def run_metadata(command: Sequence[str], started: float) -> dict[str, Any]:

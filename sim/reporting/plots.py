@@ -1,7 +1,7 @@
 """Plots for reports, drawn by matplotlib and inlined as SVG (no scripts, nothing fetched).
 
 Each function takes plain numbers and returns an ``<svg>`` element ready for
-:func:`sim.reporting.html.figure`. The backend is Agg (no display needed), text stays text in the
+:func:`tablestorm.sim.reporting.html.figure`. The backend is Agg (no display needed), text stays text in the
 SVG (searchable, small), and the output carries no date, so a report regenerated from the same data
 is byte for byte the same.
 """

@@ -1,4 +1,4 @@
-"""``tablestorm schedule``: the command's flags, checks and outputs (registered in :mod:`sim.cli`).
+"""``tablestorm schedule``: the command's flags, checks and outputs (registered in :mod:`tablestorm.sim.cli`).
 
 Everything is checked before Ray starts (the schedule file and every structure it names, the
 flags, the output directory); a refusal is one line naming the file and field or the flag, exit 2.
@@ -17,13 +17,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.cluster import add_flags as add_cluster_flags
-from sim.inputs import COUNT, SEED, InputError, flag
+from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
+from tablestorm.sim.inputs import COUNT, SEED, InputError, flag
 
 if TYPE_CHECKING:
-    from sim.interruption import Interruption
-
-    from .spec import Schedule
+    from tablestorm.sim.cluster.interruption import Interruption
+    from tablestorm.sim.schedule.spec import Schedule
 
 __all__ = ["DEFAULT_REPLICATIONS", "register"]
 
@@ -36,25 +35,24 @@ def _fail(message: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sim import cluster
-    from sim.deployment import DeploymentError
-    from sim.interruption import EXIT_STATUS, Abort, Interruption
-    from sim.reporting.meta import run_metadata
-
-    from .report import write_schedule_html
-    from .result import build_schedule, write_schedule
-    from .runner import TaskError, run_schedule
-    from .spec import load_schedule
+    from tablestorm.sim.cluster import connection
+    from tablestorm.sim.cluster.deployment import DeploymentError
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort, Interruption
+    from tablestorm.sim.reporting.meta import run_metadata
+    from tablestorm.sim.schedule.report import write_schedule_html
+    from tablestorm.sim.schedule.result import build_schedule, write_schedule
+    from tablestorm.sim.schedule.runner import TaskError, run_schedule
+    from tablestorm.sim.schedule.spec import load_schedule
 
     started = time.time()
     try:
         schedule = load_schedule(args.schedule)
         if args.address is not None:
-            cluster.check_address(args.address)
+            connection.check_address(args.address)
     except InputError as exc:  # the schedule's (ScheduleError) or --address's
         return _fail(str(exc))
     if args.live:
-        from .live import live_problems
+        from tablestorm.sim.schedule.live import live_problems
 
         problems = live_problems(schedule)
         if problems:
@@ -66,8 +64,8 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(f"--out: cannot create {out}: {exc.strerror}")
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     try:
-        info = cluster.connect(args.address, timeout=args.connect_timeout)
-    except cluster.ClusterError as exc:
+        info = connection.connect(args.address, timeout=args.connect_timeout)
+    except connection.ClusterError as exc:
         return _fail(str(exc))
     interruption = Interruption()
     live: dict[str, Any] | None = None
@@ -92,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(f"--live: {exc}")
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()
     if live is not None:
         data["live"] = live
     with interruption.shielded():
@@ -117,9 +115,9 @@ def _live(schedule: Schedule, data: dict[str, Any], seed: int, replication: int,
     """The day live (each event's median field, the seeds of replication ``replication``: the one
     after the forecast's) and its comparison with the forecast in ``data``; stopped
     :data:`~.live.SLACK_S` after the forecast's last minute with a table at the latest."""
-    from .live import SLACK_S, play_live
-    from .spec import Tournament
-    from .validation import compare
+    from tablestorm.sim.schedule.live import SLACK_S, play_live
+    from tablestorm.sim.schedule.spec import Tournament
+    from tablestorm.sim.schedule.validation import compare
 
     first = min(e.start_s for e in schedule.events if isinstance(e, Tournament))
     last = max([row["minute"] for row in data["minutes"] if row["tables"]["p90"] > 0], default=0)

@@ -24,8 +24,8 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from services.engine import Hand, TimeoutOutcome
-from services.engine.events import Acted, Drew, Event, TimedOut
+from tablestorm.services.engine import Hand, TimeoutOutcome
+from tablestorm.services.engine.events import Acted, Drew, Event, TimedOut
 
 __all__ = ["LEVELS", "QUANTITIES", "RATES", "Load", "LoadRecorder", "turns"]
 

@@ -2,14 +2,14 @@
 its load sampled by minute of the day as a forecast counts it.
 
 ``tablestorm schedule --live`` checks the forecast against the service: after the replications,
-:func:`play_live` deploys one :class:`~sim.tournament.live_run.LiveRoom` (table hosts, the
+:func:`play_live` deploys one :class:`~tablestorm.sim.tournament.live_run.LiveRoom` (table hosts, the
 tournament server, player fleets on Ray) for the whole day, opens every tournament there and
 registers its field, then starts a wall clock at the first event's start and begins each
 tournament when the clock reaches its start.
 
 [decision] The field is the forecast's median (:attr:`~.forecast.EntrantForecast.median`), the
 seeds those of replication ``replication`` (:func:`~.replication.draws`; the players as the
-accelerated driver makes them, :func:`~sim.tournament.live_run.entrants_of`). A live day checks
+accelerated driver makes them, :func:`~tablestorm.sim.tournament.live_run.entrants_of`). A live day checks
 the forecast's model of play (think times, the tables' pace, the service) against the service;
 the entrant forecast is the operator's belief, which one day cannot check. A day that also drew
 its field would be one more replication, inside a p10-p90 band at about 80% of its minutes when
@@ -35,13 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from sim.interruption import Interruption, abort_in
-from sim.tournament.live_run import LiveRoom, entrants_of
-
-from .forecast import field_size
-from .replication import draws
-from .result import clock
-from .spec import Schedule, Tournament
+from tablestorm.sim.cluster.interruption import Interruption, abort_in
+from tablestorm.sim.schedule.forecast import field_size
+from tablestorm.sim.schedule.replication import draws
+from tablestorm.sim.schedule.result import clock
+from tablestorm.sim.schedule.spec import Schedule, Tournament
+from tablestorm.sim.tournament.live_run import LiveRoom, entrants_of
 
 __all__ = ["LiveDay", "LiveMinute", "live_problems", "median_field", "play_live"]
 
@@ -118,7 +117,7 @@ def median_field(event: Tournament) -> int:
 
 
 def _tournament_id(k: int, name: str) -> str:
-    """A table-id-safe tournament id (``[A-Za-z0-9_.-]``, see ``services.tournament.convert``)."""
+    """A table-id-safe tournament id (``[A-Za-z0-9_.-]``, see ``tablestorm.services.tournament.convert``)."""
     return f"e{k}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
 
 

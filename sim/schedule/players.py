@@ -4,8 +4,8 @@ A schedule describes an event's field as its bot kinds in proportion (a room's r
 like the hand-strength bots, its recreational players call and gamble more: a field of one kind
 plays endgames no room sees), a think time per decision and a sitting-out rate;
 :meth:`Players.profiles` turns that and the event's re-entry rate into the
-:class:`~sim.tournament.profiles.PlayerProfile` rows of
-:class:`~sim.tournament.accelerated.AcceleratedTournament`.
+:class:`~tablestorm.sim.tournament.profiles.PlayerProfile` rows of
+:class:`~tablestorm.sim.tournament.accelerated.AcceleratedTournament`.
 
 Sitting out is time, not a separate mechanism: a player away from the keyboard lets the action
 clock run out (CLOCK-2), and the table marks them away for the rest of the hand (TOURN-7), exactly
@@ -20,8 +20,8 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from sim.distributions import Distribution
-from sim.tournament.profiles import ONLINE_THINK, PlayerProfile
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.tournament.profiles import ONLINE_THINK, PlayerProfile
 
 __all__ = ["Players", "ThinkTime"]
 
@@ -43,7 +43,7 @@ class Players:
     """An event's field: how each player decides, how long they take, how often they are away."""
 
     bots: Mapping[str, float] = field(default_factory=lambda: {"strength": 1.0})
-    """Bot kinds of ``sim.bots.strategies`` with their shares of the field."""
+    """Bot kinds of ``tablestorm.sim.bots.strategies`` with their shares of the field."""
     think: Distribution = ONLINE_THINK
     sitting_out: float = 0.0
     """The share of decisions at which the player is away and the clock runs out."""

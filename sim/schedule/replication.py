@@ -10,7 +10,7 @@ A scheduled tournament draws its field (:class:`~.forecast.EntrantForecast`), sp
 registrants and draws when they arrive (:class:`~.forecast.ArrivalCurve`); sit-and-gos draw the
 day's arrivals (:class:`~.forecast.HourlyRate`) and start one tournament whenever a table's worth
 of players has arrived. Every hand of every tournament is dealt and played by the engine
-(:class:`~sim.tournament.accelerated.AcceleratedTournament`); its load is counted by minute of the
+(:class:`~tablestorm.sim.tournament.accelerated.AcceleratedTournament`); its load is counted by minute of the
 day (:class:`~.demand.LoadRecorder`).
 """
 
@@ -21,12 +21,11 @@ import random
 import time
 from dataclasses import dataclass
 
-from services.engine import Hand
-from sim.tournament.accelerated import AcceleratedTournament
-
-from .demand import Load, LoadRecorder
-from .forecast import MINIMUM_FIELD
-from .spec import Event, Schedule, Tournament, late_registration_closes
+from tablestorm.services.engine import Hand
+from tablestorm.sim.schedule.demand import Load, LoadRecorder
+from tablestorm.sim.schedule.forecast import MINIMUM_FIELD
+from tablestorm.sim.schedule.spec import Event, Schedule, Tournament, late_registration_closes
+from tablestorm.sim.tournament.accelerated import AcceleratedTournament
 
 __all__ = ["Draw", "EventRun", "Outcome", "draws", "play", "play_event", "replicate", "seed_of"]
 

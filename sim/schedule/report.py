@@ -1,7 +1,7 @@
 """schedule.html: the day's demand with its spread, and when each event starts and ends.
 
 Read from schedule.json alone (:mod:`.result`), built from the shared report pieces
-(:mod:`sim.reporting`): cards for the peak, a band plot per quantity over the day (the median of
+(:mod:`tablestorm.sim.reporting`): cards for the peak, a band plot per quantity over the day (the median of
 the replications, total and per game, with the total's p10-p90 band), a Gantt of the events (a bar
 from the median start to the median end, the p10-p90 spread of the end beside it) and the events'
 table; after ``--live``, the live day against the band (:mod:`.validation`).
@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from sim.reporting import plots
-from sim.reporting.html import (
+from tablestorm.sim.reporting import plots
+from tablestorm.sim.reporting.html import (
     FAIL_BADGE,
     PASS_BADGE,
     banner,
@@ -28,9 +28,8 @@ from sim.reporting.html import (
     section,
     table,
 )
-
-from .progress import duration
-from .result import DEMAND, clock
+from tablestorm.sim.schedule.progress import duration
+from tablestorm.sim.schedule.result import DEMAND, clock
 
 __all__ = ["HTML_NAME", "render_schedule_html", "write_schedule_html"]
 

@@ -2,7 +2,7 @@
 
 The whole schema (``"schema": "tablestorm.schedule/1"``):
 
-- ``run``: the run's metadata (:func:`sim.reporting.meta.run_metadata`: version, command line,
+- ``run``: the run's metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`: version, command line,
   start, ``machine`` with its ``cores``), ``schedule`` (``file``, ``name``), ``root_seed``,
   ``replications`` (how many completed) and ``replication_numbers``, ``interrupted`` (the signal
   that cut the run short, or None), ``wall_s``, ``cores`` (the Ray cluster's CPUs), ``nodes``
@@ -24,7 +24,7 @@ The whole schema (``"schema": "tablestorm.schedule/1"``):
 - ``chips_conserved``: every tournament of every replication ended with its chips (TOURN-11);
 - ``warnings``: what a reader must not miss;
 - ``live`` (only after ``--live``): the day played on the real services against the band
-  (:func:`sim.schedule.validation.compare`): ``replication`` (whose seeds it played),
+  (:func:`tablestorm.sim.schedule.validation.compare`): ``replication`` (whose seeds it played),
   ``complete``, ``stopped``, ``interrupted``, ``setup_s``, ``wall_s``, ``events`` (per tournament
   ``name``, ``start``, ``entrants``, ``entries``, ``hands``, ``duration_s``, ``finished``,
   ``chips_conserved``, ``halted``), ``players`` (what the bots saw: ``actions``, ``timeouts``,
@@ -47,10 +47,10 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from .demand import QUANTITIES
-from .replication import EventRun
-from .runner import ScheduleRun
-from .spec import Tournament
+from tablestorm.sim.schedule.demand import QUANTITIES
+from tablestorm.sim.schedule.replication import EventRun
+from tablestorm.sim.schedule.runner import ScheduleRun
+from tablestorm.sim.schedule.spec import Tournament
 
 __all__ = ["CSV_NAME", "DEMAND", "JSON_NAME", "PERCENTILES", "SCHEMA", "build_schedule", "clock", "write_schedule"]
 
@@ -163,7 +163,7 @@ def _events(run: ScheduleRun) -> list[dict[str, Any]]:
 
 def build_schedule(run: ScheduleRun, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The contents of schedule.json (see the module docstring); ``metadata`` from
-    :func:`sim.reporting.meta.run_metadata`."""
+    :func:`tablestorm.sim.reporting.meta.run_metadata`."""
     games = run.schedule.games
     rows, peak = _minutes(_day(run.runs, run.replications, games))
     conserved = all(o.chips_conserved for r in run.runs for o in r.outcomes)

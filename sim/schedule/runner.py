@@ -1,6 +1,6 @@
 """Replications in parallel: one Ray task per (replication, event), on whatever Ray is connected.
 
-The caller connects first (:func:`sim.cluster.connect`: a new loopback Ray, or ``--address``);
+The caller connects first (:func:`tablestorm.sim.cluster.connection.connect`: a new loopback Ray, or ``--address``);
 :func:`run_schedule` submits every task at once, spread over the nodes (``SPREAD``), largest
 first within each replication (the forecast's players stand for a task's size: big tasks started
 early leave small ones to fill the cores at the end), and collects results as they come. Each
@@ -8,7 +8,8 @@ task reports its own wall and CPU seconds and its node, so the run can tell the 
 from Ray's overhead (``wall_s`` x cores minus the tasks' seconds).
 
 The first Ctrl-C (or SIGTERM) cancels what has not finished and keeps the replications that had
-(:mod:`sim.interruption`); a second stops the wait at once (:class:`~sim.interruption.Abort`).
+(:mod:`tablestorm.sim.cluster.interruption`); a second stops the wait at once
+(:class:`~tablestorm.sim.cluster.interruption.Abort`).
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.interruption import Interruption, abort_in
-
-from .progress import Progress
-from .replication import EventRun, play_event
-from .spec import Event, Schedule
+from tablestorm.sim.cluster.interruption import Interruption, abort_in
+from tablestorm.sim.schedule.progress import Progress
+from tablestorm.sim.schedule.replication import EventRun, play_event
+from tablestorm.sim.schedule.spec import Event, Schedule
 
 __all__ = ["ScheduleRun", "TaskError", "run_schedule"]
 
@@ -79,7 +79,7 @@ def run_schedule(
     interruption: Interruption | None = None,
     progress: bool = True,
 ) -> ScheduleRun:
-    """Play ``replications`` of ``schedule`` on the connected Ray (:func:`sim.cluster.connect`
+    """Play ``replications`` of ``schedule`` on the connected Ray (:func:`tablestorm.sim.cluster.connection.connect`
     first); :class:`TaskError` if a task fails."""
     import ray as ray_module
 

@@ -33,14 +33,14 @@ from typing import Any, Final
 
 import yaml
 
-from services.tournament.structure import StructureError, TournamentStructure, load_structure
-from sim.bots.strategies import BOT_KINDS
-from sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, InputError
-from sim.scenario import checked_mapping, distribution
-from sim.tournament.profiles import ONLINE_DEALING, DealingModel
-
-from .forecast import ENTRANT_KINDS, MINIMUM_FIELD, ArrivalCurve, EntrantForecast, HourlyRate
-from .players import Players
+from tablestorm.services.director.structure import StructureError, TournamentStructure
+from tablestorm.sim.bots.strategies import BOT_KINDS
+from tablestorm.sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, InputError
+from tablestorm.sim.load.scenario import checked_mapping, distribution
+from tablestorm.sim.schedule.forecast import ENTRANT_KINDS, MINIMUM_FIELD, ArrivalCurve, EntrantForecast, HourlyRate
+from tablestorm.sim.schedule.players import Players
+from tablestorm.sim.tournament.profiles import ONLINE_DEALING, DealingModel
+from tablestorm.sim.tournament.structure_file import load_structure
 
 __all__ = [
     "DEALING_KEYS",

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .live import LiveDay
-from .result import clock
+from tablestorm.sim.schedule.live import LiveDay
+from tablestorm.sim.schedule.result import clock
 
 __all__ = ["COMPARED", "compare"]
 

@@ -1,7 +1,7 @@
 """The accelerated driver: one tournament in one process, on a virtual clock, as fast as it computes.
 
-:class:`AcceleratedTournament` runs a :class:`~services.tournament.director.Director` with
-in-process :class:`~services.engine.tournament_table.TournamentTable` s. Time is an event queue in
+:class:`AcceleratedTournament` runs a :class:`~tablestorm.services.director.director.Director` with
+in-process :class:`~tablestorm.services.engine.tournament_table.TournamentTable` s. Time is an event queue in
 virtual seconds: every decision takes the think time its player's profile draws, every hand the
 dealing time of its cards and the pause between hands (:mod:`.profiles`), and the director's level
 changes come when :meth:`Director.next_wakeup` says. A hand is played through when it is dealt
@@ -28,16 +28,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from services.engine import Action, ActionKind, Hand, Stakes
-from services.engine.tournament_table import TournamentTable
-from services.tournament import commands as cmd
-from services.tournament import events as ev
-from services.tournament.convert import wire_table_id
-from services.tournament.director import Director, DirectorError
-from services.tournament.structure import TournamentStructure
-from sim.bots.strategies import Strategy, strategy_for
-
-from .profiles import (
+from tablestorm.services.director import commands as cmd
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.director import Director, DirectorError
+from tablestorm.services.director.structure import TournamentStructure
+from tablestorm.services.engine import Action, ActionKind, Hand, Stakes
+from tablestorm.services.engine.tournament_table import TournamentTable
+from tablestorm.services.tournament.convert import wire_table_id
+from tablestorm.sim.bots.strategies import Strategy, strategy_for
+from tablestorm.sim.tournament.profiles import (
     DEFAULT_PROFILES,
     ONLINE_DEALING,
     DealingModel,
@@ -46,8 +45,8 @@ from .profiles import (
     driver_rng,
     player_seed,
 )
-from .summary import TournamentResult, summarize
-from .view import engine_action, view_of
+from tablestorm.sim.tournament.summary import TournamentResult, summarize
+from tablestorm.sim.tournament.view import engine_action, view_of
 
 __all__ = ["AcceleratedTournament", "ChipCheckError"]
 

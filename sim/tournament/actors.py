@@ -1,12 +1,12 @@
 """The Ray actors a live tournament adds to a run's table hosts: its tournament server and its
 player fleets.
 
-:class:`TournamentActor` runs the real tournament service (``services.tournament.server``, gRPC on
+:class:`TournamentActor` runs the real tournament service (``tablestorm.services.tournament.server``, gRPC on
 its node's address) in its event loop, given the table hosts' endpoints; the run's driver creates
 and starts its tournament here and reads its director (the state for the live view, the record
 for ``tournament.json``). Players reach it over gRPC like any client. :class:`PlayerFleetActor` runs
-many :class:`~sim.bots.tournament_player.TournamentPlayer` s as coroutines of one process, their
-bots sharing one :class:`~sim.bots.fleet.Fleet`'s channels and stats.
+many :class:`~tablestorm.sim.bots.tournament_player.TournamentPlayer` s as coroutines of one process, their
+bots sharing one :class:`~tablestorm.sim.bots.fleet.Fleet`'s channels and stats.
 """
 
 from __future__ import annotations
@@ -20,22 +20,21 @@ from typing import TYPE_CHECKING, Any
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 import ray
 
-from services.table.gc_policy import tune_for_latency
-from services.table.proto_gen import tournament_pb2_grpc as trpc
-from services.tournament import events as ev
-from services.tournament.live import LiveTournament
-from services.tournament.lobby import LobbyLimits
-from services.tournament.server import TournamentServer, TournamentServerConfig
-from services.tournament.structure import TournamentStructure
-from sim.actors import SERVICE_ACTOR, node_ip
-from sim.bots.client import BotConfig
-from sim.bots.fleet import Fleet
-from sim.bots.tournament_player import Entrant, TournamentPlayer
-
-from .summary import summarize
+from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.structure import TournamentStructure
+from tablestorm.services.rpc.gc_policy import tune_for_latency
+from tablestorm.services.tournament.live import LiveTournament
+from tablestorm.services.tournament.lobby import LobbyLimits
+from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.sim.bots.client import BotConfig
+from tablestorm.sim.bots.fleet import Fleet
+from tablestorm.sim.bots.tournament_player import Entrant, TournamentPlayer
+from tablestorm.sim.load.actors import SERVICE_ACTOR, node_ip
+from tablestorm.sim.tournament.summary import summarize
 
 if TYPE_CHECKING:
-    from services.table.proto_gen.tournament_pb2_grpc import TournamentServiceAsyncStub
+    from tablestorm.services.api.tournament_pb2_grpc import TournamentServiceAsyncStub
 
 __all__ = ["PlayerFleetActor", "TournamentActor"]
 

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from sim.chaos import ChaosEvent
-from sim.cluster import CONNECT_TIMEOUT_S, check_address
-from sim.inputs import COUNT, NON_NEGATIVE, SEED, Bound, InputError, flag
+from tablestorm.sim.cluster.connection import CONNECT_TIMEOUT_S, check_address
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, Bound, InputError, flag
+from tablestorm.sim.load.chaos import ChaosEvent
 
 if TYPE_CHECKING:
-    from services.tournament.structure import TournamentStructure
-
-    from .profiles import DealingModel, PlayerProfile
+    from tablestorm.services.director.structure import TournamentStructure
+    from tablestorm.sim.tournament.profiles import DealingModel, PlayerProfile
 
 __all__ = ["TOURNAMENT_ID", "TournamentArgs", "check", "parse_mix", "register"]
 
@@ -55,8 +54,8 @@ class TournamentArgs:
 
 def parse_mix(text: str) -> dict[str, float]:
     """``--bots``: ``KIND[=WEIGHT],...`` (``strength``, ``strength=3,random=1``) over the bot kinds
-    of ``sim.bots.strategies``; InputError naming the flag."""
-    from sim.bots.strategies import BOT_KINDS
+    of ``tablestorm.sim.bots.strategies``; InputError naming the flag."""
+    from tablestorm.sim.bots.strategies import BOT_KINDS
 
     mix: dict[str, float] = {}
     for item in text.split(","):
@@ -78,11 +77,11 @@ def check(args: argparse.Namespace) -> TournamentArgs:
     """The tournament ``args`` asks for; InputError naming the flag (or the structure's field)."""
     import secrets
 
-    from services.tournament.structure import StructureError, load_structure
-    from sim.distributions import Distribution
-    from sim.load_args import writable
-
-    from .profiles import ONLINE_DEALING, ONLINE_THINK, DealingModel, PlayerProfile
+    from tablestorm.services.director.structure import StructureError
+    from tablestorm.sim.distributions import Distribution
+    from tablestorm.sim.load.args import writable
+    from tablestorm.sim.tournament.profiles import ONLINE_DEALING, ONLINE_THINK, DealingModel, PlayerProfile
+    from tablestorm.sim.tournament.structure_file import load_structure
 
     try:
         structure = load_structure(args.structure)
@@ -180,19 +179,17 @@ def _run(args: argparse.Namespace) -> int:
     import json
     import time
 
-    from sim.interruption import EXIT_STATUS
-    from sim.reporting.meta import run_metadata
-
-    from .outputs import write_outputs
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS
+    from tablestorm.sim.reporting.meta import run_metadata
+    from tablestorm.sim.tournament.outputs import write_outputs
 
     run = run_metadata(args.command_line, time.time())
     if request.accelerated:
         document = _accelerated(request, run)
     else:
-        from sim.cluster import ClusterError
-        from sim.deployment import DeploymentError
-
-        from .live_run import run_live
+        from tablestorm.sim.cluster.connection import ClusterError
+        from tablestorm.sim.cluster.deployment import DeploymentError
+        from tablestorm.sim.tournament.live_run import run_live
 
         try:
             document = run_live(request, run, stream=sys.stderr)
@@ -211,9 +208,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _accelerated(request: TournamentArgs, run: dict[str, Any]) -> dict[str, Any]:
     """The whole tournament here; Ctrl-C stops it where it is (its document says so)."""
-    from .accelerated import AcceleratedTournament
-    from .outputs import tournament_document
-    from .summary import summarize
+    from tablestorm.sim.tournament.accelerated import AcceleratedTournament
+    from tablestorm.sim.tournament.outputs import tournament_document
+    from tablestorm.sim.tournament.summary import summarize
 
     tournament = AcceleratedTournament(
         request.structure, entrants=request.entrants, seed=request.seed, profiles=request.profiles,

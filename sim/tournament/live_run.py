@@ -1,6 +1,6 @@
 """The live tournament: table hosts, a tournament server and player fleets on Ray, real clocks.
 
-:class:`LiveTournamentRun` deploys the run's table hosts (:class:`~sim.deployment.Deployment`, as
+:class:`LiveTournamentRun` deploys the run's table hosts (:class:`~tablestorm.sim.cluster.deployment.Deployment`, as
 a load run does), a :class:`~.actors.TournamentActor` on the driver's node (so that losing any
 other node never takes the tournament along) given the hosts' endpoints, and player fleets
 (:class:`~.actors.PlayerFleetActor`) spread over the nodes. The players are those of the
@@ -28,20 +28,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sim import cluster
-from sim.bots.tournament_player import Entrant
-from sim.deployment import CALL_TIMEOUT, START_TIMEOUT, ActorInfo, Deployment, remote, within
-from sim.interruption import Interruption, abort_in
-
-from .command import TOURNAMENT_ID, TournamentArgs
-from .outputs import tournament_document
-from .profiles import assign_profiles, driver_rng, player_seed
-from .terminal import TournamentView
+from tablestorm.sim.bots.tournament_player import Entrant
+from tablestorm.sim.cluster import connection
+from tablestorm.sim.cluster.deployment import CALL_TIMEOUT, START_TIMEOUT, ActorInfo, Deployment, remote, within
+from tablestorm.sim.cluster.interruption import Interruption, abort_in
+from tablestorm.sim.tournament.command import TOURNAMENT_ID, TournamentArgs
+from tablestorm.sim.tournament.outputs import tournament_document
+from tablestorm.sim.tournament.profiles import assign_profiles, driver_rng, player_seed
+from tablestorm.sim.tournament.terminal import TournamentView
 
 if TYPE_CHECKING:
-    from services.tournament.structure import TournamentStructure
-
-    from .profiles import PlayerProfile
+    from tablestorm.services.director.structure import TournamentStructure
+    from tablestorm.sim.tournament.profiles import PlayerProfile
 
 __all__ = ["LiveRoom", "LiveTournamentRun", "entrants_of", "run_live"]
 
@@ -111,7 +109,7 @@ class LiveRoom:
         """Start the hosts, the tournament server on this node, and the fleets."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from .actors import PlayerFleetActor, TournamentActor
+        from tablestorm.sim.tournament.actors import PlayerFleetActor, TournamentActor
 
         ray, deployment = self.ray, self.deployment
         hosts = deployment.start_hosts(self.hosts)
@@ -345,9 +343,9 @@ class LiveTournamentRun:
 def run_live(request: TournamentArgs, run: dict[str, Any], *, stream: TextIO) -> dict[str, Any]:
     """``tablestorm tournament`` without ``--accelerated``: connect (or start a local loopback Ray),
     play, and leave the cluster as found; ClusterError or DeploymentError when Ray is out of reach."""
-    info = cluster.connect(request.address, timeout=request.connect_timeout)
+    info = connection.connect(request.address, timeout=request.connect_timeout)
     try:
         return LiveTournamentRun(request, run, stream=stream).run()
     finally:
         if info.started_here:
-            cluster.disconnect()
+            connection.disconnect()

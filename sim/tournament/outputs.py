@@ -3,7 +3,7 @@ and ``tournament.html``.
 
 The document is the director's record (:class:`~.summary.TournamentResult`, built alike by both
 drivers) with the run around it: the mode, whether it finished or was interrupted, the run's
-metadata (:func:`sim.reporting.meta.run_metadata`) and, for a live run, what only a live run
+metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`) and, for a live run, what only a live run
 measures. The CSV and the page are read off the document alone.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .report import render_tournament_html
-from .summary import TournamentResult
+from tablestorm.sim.tournament.report import render_tournament_html
+from tablestorm.sim.tournament.summary import TournamentResult
 
 __all__ = ["ELIMINATION_COLUMNS", "tournament_document", "write_outputs"]
 

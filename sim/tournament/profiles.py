@@ -1,6 +1,6 @@
 """Who plays an accelerated tournament and how long everything takes: players and the dealer.
 
-A :class:`PlayerProfile` is a bot kind (``sim.bots.strategies``) with a think time per action and
+A :class:`PlayerProfile` is a bot kind (``tablestorm.sim.bots.strategies``) with a think time per action and
 its tournament habits (rebuys, add-ons, re-entries); a :class:`DealingModel` is how long the table
 takes between decisions: the pause between hands and every card dealt. Together they turn a
 count of actions into a duration, so the accelerated run's length is a forecast of the live one.
@@ -23,10 +23,10 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.engine.events import CardsDealt, CommunityCard, Drew, Event
-from sim.bots.strategies import BOT_KINDS
-from sim.distributions import Distribution
-from sim.scenario import apportion
+from tablestorm.services.engine.events import CardsDealt, CommunityCard, Drew, Event
+from tablestorm.sim.bots.strategies import BOT_KINDS
+from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.load.scenario import apportion
 
 __all__ = [
     "DEFAULT_PROFILES",
@@ -49,7 +49,7 @@ class PlayerProfile:
     """A kind of player: how they decide, how long they take, what they buy."""
 
     kind: str = "strength"
-    """A bot kind of ``sim.bots.strategies`` (deciding on a View)."""
+    """A bot kind of ``tablestorm.sim.bots.strategies`` (deciding on a View)."""
     think: Distribution = ONLINE_THINK
     """Seconds per decision, drawn after the decision, as a live bot does."""
     weight: float = 1.0

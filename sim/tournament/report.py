@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sim.reporting import html as h
-from sim.reporting import plots
-from sim.tournament.terminal import hms
+from tablestorm.sim.reporting import html as h
+from tablestorm.sim.reporting import plots
+from tablestorm.sim.tournament.terminal import hms
 
 __all__ = ["render_tournament_html"]
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from services.tournament import events as ev
-from services.tournament.director import Director
+from tablestorm.services.director import events as ev
+from tablestorm.services.director.director import Director
 
 __all__ = ["TournamentResult", "summarize"]
 

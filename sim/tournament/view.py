@@ -1,7 +1,7 @@
 """What a bot knows, built from the engine's hand instead of an event stream.
 
-A live bot (``sim.bots.client``) builds its :class:`~sim.bots.strategies.View` from the events its
-seat receives; the accelerated driver has the :class:`~services.engine.Hand` itself. :func:`view_of`
+A live bot (``tablestorm.sim.bots.client``) builds its :class:`~tablestorm.sim.bots.strategies.View` from the events its
+seat receives; the accelerated driver has the :class:`~tablestorm.services.engine.Hand` itself. :func:`view_of`
 gives the very View the live client would have built at the same turn (the same fields, the same
 values), so that a strategy decides alike in both and live and accelerated runs of one seed agree.
 It reads the engine's state in O(players) and not the event list, except in one place where the
@@ -12,11 +12,11 @@ engine has moved on to the draw street with the bets cleared.
 
 from __future__ import annotations
 
-from services.engine import Action, ActionKind, Hand
-from services.engine.events import Acted, ForcedBet
-from services.engine.hand import DRAWING, FOLDED
-from sim.bots.strategies import Action as BotAction
-from sim.bots.strategies import Legal, View
+from tablestorm.services.engine import Action, ActionKind, Hand
+from tablestorm.services.engine.events import Acted, ForcedBet
+from tablestorm.services.engine.hand import DRAWING, FOLDED
+from tablestorm.sim.bots.strategies import Action as BotAction
+from tablestorm.sim.bots.strategies import Legal, View
 
 __all__ = ["engine_action", "view_of"]
 

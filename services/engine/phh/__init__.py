@@ -24,10 +24,10 @@ The modules: :mod:`.codes` (variant codes), :mod:`.toml_writer` (the TOML the ex
 (:class:`PhhHand` -> hand).
 """
 
-from .codes import EXTENSION_CODES, PHH_CODES, phh_code
-from .export import dumps, dumps_all
-from .parse import PhhError, PhhFormatError, PhhHand, Step, loads, loads_all
-from .replaying import ReplayError, replay
+from tablestorm.services.engine.phh.codes import EXTENSION_CODES, PHH_CODES, phh_code
+from tablestorm.services.engine.phh.export import dumps, dumps_all
+from tablestorm.services.engine.phh.parse import PhhError, PhhFormatError, PhhHand, Step, loads, loads_all
+from tablestorm.services.engine.phh.replaying import ReplayError, replay
 
 __all__ = [
     "EXTENSION_CODES",

@@ -7,7 +7,7 @@ phh-std has no Five Card Stud or Seven-to-Ace draw; tablestorm's codes for them 
 
 from __future__ import annotations
 
-from ..variants import Structure, Variant
+from tablestorm.services.engine.variants import Structure, Variant
 
 PHH_CODES: dict[str, tuple[str, Structure]] = {
     "F7S": ("7stud", Structure.FIXED_LIMIT),

@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from ..actions import AGGRESSIVE, ActionKind, TimeoutOutcome
-from ..cards import Card, card_str, cards_str
-from ..events import (
+from tablestorm.services.engine.actions import AGGRESSIVE, ActionKind, TimeoutOutcome
+from tablestorm.services.engine.cards import Card, card_str, cards_str
+from tablestorm.services.engine.events import (
     Acted,
     CardsDealt,
     CommunityCard,
@@ -26,10 +26,10 @@ from ..events import (
     RoundStarted,
     TimedOut,
 )
-from ..hand import Hand, default_blinds
-from ..variants import Structure, Variant
-from .codes import EXTENSION_CODES, EXTENSION_MARK, phh_code
-from .toml_writer import toml_string, toml_value
+from tablestorm.services.engine.hand import Hand, default_blinds
+from tablestorm.services.engine.phh.codes import EXTENSION_CODES, EXTENSION_MARK, phh_code
+from tablestorm.services.engine.phh.toml_writer import toml_string, toml_value
+from tablestorm.services.engine.variants import Structure, Variant
 
 
 def _phh_order(hand: Hand) -> list[int]:

@@ -3,7 +3,7 @@
 Parsing checks everything that can be checked without playing the hand: the fields a variant needs,
 whole chip amounts, player labels, the syntax of every action and card. Whether the actions are
 legal, and whether the deck could have dealt those cards then, is for
-:func:`~services.engine.phh.replaying.replay` to find out.
+:func:`~tablestorm.services.engine.phh.replaying.replay` to find out.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..actions import Action, ActionKind, TimeoutOutcome
-from ..cards import Card, parse_card
-from ..hand import BlindPost
-from ..variants import VARIANTS, Stakes, Structure, TableOptions, Variant
-from .codes import EXTENSION_MARK, PHH_CODES
+from tablestorm.services.engine.actions import Action, ActionKind, TimeoutOutcome
+from tablestorm.services.engine.cards import Card, parse_card
+from tablestorm.services.engine.hand import BlindPost
+from tablestorm.services.engine.phh.codes import EXTENSION_MARK, PHH_CODES
+from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, Variant
 
 _BLIND_KINDS = ("small_blind", "big_blind", "dead_small_blind")
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
-from ..actions import AGGRESSIVE, Action, ActionKind, IllegalAction
-from ..deck import ImpossibleDeal, ScriptedDeck, ScriptExhausted
-from ..events import TimedOut
-from ..hand import Hand
-from ..shuffle import SeededShuffler
-from .parse import PhhError, PhhFormatError, PhhHand
+from tablestorm.services.engine.actions import AGGRESSIVE, Action, ActionKind, IllegalAction
+from tablestorm.services.engine.deck import ImpossibleDeal, ScriptedDeck, ScriptExhausted
+from tablestorm.services.engine.events import TimedOut
+from tablestorm.services.engine.hand import Hand
+from tablestorm.services.engine.phh.parse import PhhError, PhhFormatError, PhhHand
+from tablestorm.services.engine.shuffle import SeededShuffler
 
 
 class ReplayError(PhhError):

@@ -2,7 +2,7 @@
 
 * :mod:`.transport`: the typed transport (the stub generated from the proto for unary calls, Play
   streams over :mod:`.play`'s HTTP/2 multiplexer), and the pool that shares connections;
-* :mod:`.tracker`: the hand tracker, a seat's events folded into the :class:`~sim.bots.View` its
+* :mod:`.tracker`: the hand tracker, a seat's events folded into the :class:`~tablestorm.sim.bots.View` its
   strategy reads;
 * :mod:`.referee`: the referee, a pure checker of what the server sends against what the seat may
   see, what the API promises and what the bot sent; its violations are counted as
@@ -17,11 +17,11 @@ is still seated when it ends (every bot sees the same events, so they agree with
 table whose counting seat is not a bot of any fleet is not counted.
 """
 
-from .bot import Bot
-from .config import NO_THINK, Assignment, BotConfig, Resolver
-from .lifecycle import GIVE_UP, Phase
-from .tally import Return, Tally
-from .transport import ChannelPool, TableClient, Tls
+from tablestorm.sim.bots.client.bot import Bot
+from tablestorm.sim.bots.client.config import NO_THINK, Assignment, BotConfig, Resolver
+from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Phase
+from tablestorm.sim.bots.client.tally import Return, Tally
+from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, Tls
 
 __all__ = [
     "GIVE_UP",

@@ -4,7 +4,7 @@ A :class:`Bot` sits down (or takes a seat token it is given), opens a Play strea
 plays every YourTurn with its strategy after a think time. It measures what a load test reports
 (the round trip of each action, finished hands with their side pots and raise caps, CLOCK-2
 timeouts), each under its table's game (the Welcome names it), into a shared
-:class:`~sim.stats.RunStats`, and counts every violation its :class:`~.referee.Referee` finds as a
+:class:`~tablestorm.sim.load.stats.RunStats`, and counts every violation its :class:`~.referee.Referee` finds as a
 ``protocol_violation``.
 
 Failures of calls are counted by gRPC status name; a transport failure (UNAVAILABLE, say) is held
@@ -33,18 +33,17 @@ from typing import Final, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
-from services.table.proto_gen import table_service_pb2 as pb
-from sim.stats import PROTOCOL_VIOLATION, RunStats
-
-from ..strategies import Action, Strategy, leaving_action, strategy_for
-from .attribution import Attribution
-from .config import Assignment, BotConfig, Resolver
-from .lifecycle import GIVE_UP, Lifecycle, Next, Phase
-from .protocol import KIND_NUMBERS
-from .referee import ACCEPTED, LATE, Referee, Turn
-from .tally import Return, Tally
-from .tracker import REBUY, SIT_IN, HandTracker
-from .transport import ChannelPool, TableClient, token_metadata
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.sim.bots.client.attribution import Attribution
+from tablestorm.sim.bots.client.config import Assignment, BotConfig, Resolver
+from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
+from tablestorm.sim.bots.client.protocol import KIND_NUMBERS
+from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, Referee, Turn
+from tablestorm.sim.bots.client.tally import Return, Tally
+from tablestorm.sim.bots.client.tracker import REBUY, SIT_IN, HandTracker
+from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, token_metadata
+from tablestorm.sim.bots.strategies import Action, Strategy, leaving_action, strategy_for
+from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
 
 __all__ = ["Bot"]
 

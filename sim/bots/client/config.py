@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
-from sim.distributions import Distribution
+from tablestorm.sim.distributions import Distribution
 
 __all__ = ["NO_THINK", "Assignment", "BotConfig", "Resolver"]
 

@@ -39,7 +39,7 @@ from urllib.parse import unquote
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 import hpack
 
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
 
 __all__ = ["ALPN", "PLAY_PATH", "Deliver", "PlayConnection", "PlayStream"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Final, cast
 
-from services.table.convert import STRUCTURE_FROM_PB
-from services.table.proto_gen import table_service_pb2 as pb
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.table.convert import STRUCTURE_FROM_PB
 
 __all__ = ["HIDDEN", "KIND_NAMES", "KIND_NUMBERS", "OUTCOME_NAMES", "PLAYABLE", "STRUCTURE_NAMES"]
 
@@ -25,6 +25,6 @@ OUTCOME_NAMES: Final = tuple(
 )
 """CLOCK-2 outcome names by proto enum number ("unspecified" first, then TIMEOUT_OUTCOMES)."""
 STRUCTURE_NAMES: Final = {int(number): structure.value for number, structure in STRUCTURE_FROM_PB.items()}
-"""Betting structure names (``services.engine.Structure`` values) by proto enum number."""
+"""Betting structure names (``tablestorm.services.engine.Structure`` values) by proto enum number."""
 PLAYABLE: Final = frozenset(KIND_NUMBERS) - {"unspecified", "timeout"}
 """The kinds a YourTurn may offer."""

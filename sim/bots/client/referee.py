@@ -38,11 +38,10 @@ from typing import Final, NamedTuple, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
-from services.table.proto_gen import table_service_pb2 as pb
-from sim.stats import TIMEOUT_OUTCOMES
-
-from ..strategies import MONEY_KINDS, Action, Legal, is_allowed
-from .protocol import HIDDEN, KIND_NAMES, OUTCOME_NAMES, PLAYABLE
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.sim.bots.client.protocol import HIDDEN, KIND_NAMES, OUTCOME_NAMES, PLAYABLE
+from tablestorm.sim.bots.strategies import MONEY_KINDS, Action, Legal, is_allowed
+from tablestorm.sim.load.stats import TIMEOUT_OUTCOMES
 
 __all__ = ["ACCEPTED", "LATE", "Follower", "Referee", "Settled", "Turn", "Violations"]
 

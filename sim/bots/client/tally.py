@@ -1,4 +1,4 @@
-"""Counters the bots of a fleet share beside their :class:`~sim.stats.RunStats`."""
+"""Counters the bots of a fleet share beside their :class:`~tablestorm.sim.load.stats.RunStats`."""
 
 from __future__ import annotations
 

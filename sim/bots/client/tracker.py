@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from services.engine.variants import Structure
-from services.table.proto_gen import table_service_pb2 as pb
-
-from ..strategies import Legal, View
-from .protocol import STRUCTURE_NAMES
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine.variants import Structure
+from tablestorm.sim.bots.client.protocol import STRUCTURE_NAMES
+from tablestorm.sim.bots.strategies import Legal, View
 
 __all__ = ["REBUY", "SIT_IN", "Finished", "HandTracker"]
 

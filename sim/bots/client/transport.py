@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Final
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
-from services.table.proto_gen.table_service_pb2_grpc import TableServiceStub
-
-from .play import ALPN, Deliver, PlayConnection, PlayStream
+from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.sim.bots.client.play import ALPN, Deliver, PlayConnection, PlayStream
 
 if TYPE_CHECKING:
-    from services.table.proto_gen.table_service_pb2_grpc import TableServiceAsyncStub
+    from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
 
 __all__ = ["TOKEN_KEY", "ChannelPool", "TableClient", "Tls", "token_metadata"]
 

@@ -1,0 +1,1 @@
+"""``tablestorm load``: the load test of table services by bot fleets on Ray (docs/scenarios.md)."""

@@ -1,0 +1,165 @@
+"""The command line of ``tablestorm load``, checked whole before anything starts.
+
+Flags that override a scenario's values are merged into the scenario file's mapping and checked
+by the scenario parser itself (:func:`tablestorm.sim.load.scenario.from_mapping`), under the flag's name: one rule
+per value, whether it came from a file or a flag. What only the command line sets is checked
+here: chaos events that could never fire, the output paths, the cluster address, the servers of
+``--target`` and the flags that go with it (whether the servers answer is
+:func:`tablestorm.sim.load.given_servers.probe`'s, which the command asks next). Every refusal is an
+:class:`~tablestorm.sim.inputs.InputError` whose message starts with the flag; the command exits 2 and
+nothing (no Ray, no directory) has been started or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from tablestorm.sim.cluster.connection import check_address
+from tablestorm.sim.inputs import InputError
+from tablestorm.sim.load.chaos import ChaosEvent
+from tablestorm.sim.load.given_servers import CREATE, EXISTING, Target, parse_servers, read_ca
+from tablestorm.sim.load.scenario import Scenario, from_mapping, read
+from tablestorm.sim.load.thresholds import parse as parse_threshold
+from tablestorm.sim.resources import example_scenarios
+
+__all__ = ["LoadArgs", "check", "writable"]
+
+OVERRIDES: Final = (
+    ("duration", "--duration", "duration_s"),
+    ("clock", "--clock", "clock_seconds"),
+    ("think", "--think", "think_s"),
+    ("hosts", "--hosts", "hosts"),
+    ("fleets", "--fleets", "fleets"),
+    ("seed", "--seed", "seed"),
+)
+"""(argparse attribute, flag, scenario key) of each flag that sets one scenario value."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadArgs:
+    """A ``tablestorm load`` command line that passed every check."""
+
+    scenario: Scenario
+    chaos: tuple[ChaosEvent, ...]
+    out: Path
+    junit: Path | None
+    address: str | None
+    prometheus: bool
+    target: Target | None = None
+    """``--target``: the table servers to load instead of hosts of the run's own."""
+
+
+def check(args: argparse.Namespace) -> LoadArgs:
+    """The run ``args`` asks for; :class:`InputError` naming the flag (or the field) when it cannot work."""
+    scenario = _scenario(args)
+    target = _target(args)
+    if target is not None and args.chaos:
+        raise InputError("--chaos: not with --target: the servers are not the run's to kill, and without a "
+                         "ledger a killed fleet's seats cannot be played on")
+    chaos = _chaos(args.chaos, scenario)
+    out = writable(Path(args.out), "--out", directory=True)
+    junit = None if args.junit is None else writable(Path(args.junit), "--junit", directory=False)
+    address = None if args.address is None else check_address(args.address)
+    return LoadArgs(scenario, chaos, out, junit, address, args.prometheus, target)
+
+
+def _target(args: argparse.Namespace) -> Target | None:
+    """``--target`` with ``--tls-ca`` and ``--tables``, which mean nothing without it, and without
+    ``--hosts``, which means nothing with it."""
+    if args.target is None:
+        for flag, value in (("--tls-ca", args.tls_ca), ("--tables", args.tables)):
+            if value is not None:
+                raise InputError(f"{flag}: only with --target (the run's own table hosts serve their own "
+                                 "tables, in plaintext)")
+        return None
+    if args.hosts is not None:
+        raise InputError("--hosts: not with --target: the tables live on the given servers, no table host is started")
+    tables = args.tables or CREATE
+    return Target(
+        servers=parse_servers(args.target),
+        tls_ca=None if args.tls_ca is None else read_ca(args.tls_ca),
+        tables=tables,
+        game=args.game if tables == EXISTING else None,
+    )
+
+
+def _scenario_file(name: str) -> Path:
+    """A scenario path, or the name of an example shipped with tablestorm (``smoke``)."""
+    path = Path(name)
+    examples = example_scenarios()
+    if not path.exists() and path.stem in examples and path.name in (path.stem, f"{path.stem}.yaml"):
+        return examples[path.stem]
+    if not path.exists():
+        raise InputError(f"{name}: no such scenario file, nor an example of that name "
+                         f"(examples: {', '.join(examples)})")
+    return path
+
+
+def _scenario(args: argparse.Namespace) -> Scenario:
+    path = None if args.scenario is None else _scenario_file(args.scenario)
+    data: Any = {} if path is None else read(path)
+    source = "defaults" if path is None else str(path)
+    if not isinstance(data, dict):
+        return from_mapping(data, source)  # refused: not a mapping
+    flags: dict[str, str] = {}
+    for attribute, flag, key in OVERRIDES:
+        value = getattr(args, attribute)
+        if value is not None:
+            data[key], flags[key] = value, flag
+    if args.bots is not None:  # a closed model at a fixed count: no ramp, no arrivals
+        data.update(bots=args.bots, stages=[], arrival_rate=0.0)
+        flags.update(bots="--bots", stages="--bots", arrival_rate="--bots")
+    if args.game is not None:  # the first game's stakes and seats, one game only
+        games = data.get("games")
+        first = games[0] if isinstance(games, list) and games and isinstance(games[0], dict) else {}
+        data["games"], flags["games"] = [{**first, "game": args.game, "weight": 1.0}], "--game"
+    for expression in args.threshold:
+        try:
+            parse_threshold(expression)
+        except ValueError as exc:
+            raise InputError(f"--threshold: {exc}") from None
+    if args.threshold:
+        thresholds = data.get("thresholds") or []
+        data["thresholds"] = [*thresholds, *args.threshold] if isinstance(thresholds, list) else thresholds
+    return from_mapping(data, source, flags)
+
+
+def _chaos(texts: list[str], scenario: Scenario) -> tuple[ChaosEvent, ...]:
+    """Parse the chaos events and refuse one that cannot fire (the driver would skip it silently)."""
+    events = []
+    for text in texts:
+        try:
+            event = ChaosEvent.parse(text)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        if event.at >= scenario.duration_s:
+            raise InputError(f"--chaos {text}: fires {event.at:g} s into the run, which ends at "
+                             f"{scenario.duration_s:g} s (--duration)")
+        events.append(event)
+    kills = Counter(event.action for event in events)["kill-host"]
+    if kills and scenario.hosts <= kills:
+        events_need = f"{kills} kill-host events need" if kills > 1 else "a kill-host event needs"
+        raise InputError(f"--chaos: {events_need} at least {kills + 1} table hosts (the killed host's tables "
+                         f"are rebuilt on another); the run has {scenario.hosts} (--hosts)")
+    return tuple(events)
+
+
+def writable(path: Path, flag: str, *, directory: bool) -> Path:
+    """``path`` can be written (as a directory or a file) once the run ends; nothing created yet."""
+    if directory and path.exists() and not path.is_dir():
+        raise InputError(f"{flag}: {path} exists and is not a directory")
+    if not directory and path.is_dir():
+        raise InputError(f"{flag}: {path} is a directory, not a file")
+    ancestor = path if directory and path.is_dir() else path.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(f"{flag}: {ancestor} is a file, so {path} cannot be created")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(f"{flag}: {ancestor} is not writable")
+    return path
