@@ -18,6 +18,8 @@ from typing import Final
 _PACKAGE: Final = Path(str(files("tablestorm.sim"))).resolve()
 SCENARIOS: Final = _PACKAGE / "scenarios"
 """The example scenarios (``smoke``, ``stud-ramp``, ...): ``tablestorm load NAME`` runs one."""
+TOURNAMENTS: Final = _PACKAGE / "tournaments"
+"""The example tournament structures (the example schedules name them)."""
 _PACKAGED_PROMETHEUS: Final = _PACKAGE / "_deploy" / "prometheus"
 _CHECKOUT_PROMETHEUS: Final = _PACKAGE.parent / "deploy" / "prometheus"
 

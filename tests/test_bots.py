@@ -429,13 +429,13 @@ TABLES = {
     "stud": (options("7stud"), ["maniac", "maniac", "maniac", "strength", "random"]),
     # Sleepers are most of the table, so they bring in (STUD-3) and time out on every branch.
     "hilo": (options("7stud8"), ["sleeper", "sleeper", "sleeper", "calling_station", "flaky"]),
-    "five": (options("5stud"), ["sleeper", "random", "flaky", "strength"]),
+    "five": (options("5stud"), ["sleeper", "random", "flaky", "strength", "regular"]),
     # Shovers all-in against callers with unequal stacks: side pots (BET-7), busts and rebuys.
     "nl": (
         options("7a5draw", pb.STRUCTURE_NO_LIMIT),
         ["shover", "shover", "calling_station", "shover", "sleeper"],
     ),
-    "pl": (options("7a5draw", pb.STRUCTURE_POT_LIMIT), ["maniac", "strength", "flaky", "sleeper"]),
+    "pl": (options("7a5draw", pb.STRUCTURE_POT_LIMIT), ["maniac", "strength", "flaky", "sleeper", "recreational"]),
 }
 
 

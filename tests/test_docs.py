@@ -166,7 +166,7 @@ def test_documented_report_files() -> None:
     )
     assert documented == set(summary)
     assert [row["column"].strip("`") for row in _table("### history.csv")] == list(HISTORY_COLUMNS)
-    report = (ROOT / "sim" / "report.py").read_text()
+    report = (ROOT / "sim" / "load" / "report.py").read_text()
     for section in re.findall(r"<h2>([^<]+)</h2>", report):
         assert f"**{section}**" in SCENARIOS_DOC, section
     for chart in re.findall(r'_figure\("([^"]+)"', report):

@@ -107,7 +107,7 @@ def test_profiles_split_the_field_by_kind_and_reentry() -> None:
     weights = {(r.kind, r.reenter): r.weight for r in rows}
     assert weights == {("strength", True): 0.75, ("strength", False): 2.25, ("random", True): 0.25,
                        ("random", False): 0.75}
-    assert [(r.kind, r.reenter) for r in Players().profiles(0.0)] == [("strength", False)]
+    assert [(r.kind, r.weight) for r in Players().profiles(0.0)] == [("regular", 3.0), ("recreational", 1.0)]
 
 
 def test_seeds_are_reproducible_and_distinct() -> None:

@@ -44,7 +44,11 @@ def test_the_accelerated_mode_writes_every_entry_its_eliminations_and_the_page(t
     run = doc["run"]
     assert isinstance(run, dict) and run["command_line"].startswith("tablestorm tournament")
     page = (tmp_path / "out" / "tournament.html").read_text()
-    assert "Tournament: Fast test" in page and "FINISHED · CHIPS CONSERVED" in page and "<svg" in page
+    assert "Tournament: Fast test" in page and "<svg" in page
+    # This test structure's six 5-second levels run out long before hand-strength bots finish, at
+    # 120 big bets in play: both flagged, and no green badge.
+    assert [flag["code"] for flag in doc["sanity"]] == ["ended_deep", "outlasted_structure"]  # type: ignore[index,union-attr]
+    assert "IMPLAUSIBLE · 2 FLAGS" in page and "FINISHED · CHIPS CONSERVED" not in page
 
 
 def test_a_seed_replays_the_same_tournament(tmp_path: Path) -> None:

@@ -121,6 +121,12 @@ class View:
     stack: int = 0
     hand_number: int = 0
     deck_size: int = 52
+    big_blind: int = 0
+    """The hand's big blind as posted (0 in stud): the unit of stack depth in pot and no limit."""
+    opponents: int = 0
+    """Other players dealt in who have not folded (all-in ones included)."""
+    raises: int = 0
+    """Bets, raises and completions made this betting round (not the blinds or the bring-in)."""
 
     @property
     def variant(self) -> Variant:
@@ -463,6 +469,18 @@ class Strength:
         return _passive(view)
 
 
+def _regular() -> Strategy:
+    from tablestorm.sim.bots.regular import Regular  # it rates hands with this module's strength()
+
+    return Regular()
+
+
+def _recreational() -> Strategy:
+    from tablestorm.sim.bots.regular import Recreational
+
+    return Recreational()
+
+
 _KINDS: Final[dict[str, Callable[[float, tuple[float, float]], Strategy]]] = {
     RandomLegal.name: lambda sleep, drops: RandomLegal(),
     CallingStation.name: lambda sleep, drops: CallingStation(),
@@ -471,6 +489,8 @@ _KINDS: Final[dict[str, Callable[[float, tuple[float, float]], Strategy]]] = {
     Sleeper.name: lambda sleep, drops: Sleeper(sleep),
     Flaky.name: lambda sleep, drops: Flaky(drops),
     Strength.name: lambda sleep, drops: Strength(),
+    "regular": lambda sleep, drops: _regular(),
+    "recreational": lambda sleep, drops: _recreational(),
 }
 """The registry of bot kinds: a new kind is a class above and a row here."""
 BOT_KINDS: Final = tuple(_KINDS)

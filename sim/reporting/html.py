@@ -25,7 +25,7 @@ h2 { font-size: 15px; margin: 28px 0 10px; color: var(--ink); }
 .verdict { font-weight: 700; padding: 6px 14px; border-radius: 999px; font-size: 13px;
   letter-spacing: .04em; }
 .pass { background: #dcfce7; color: var(--ok); } .fail { background: #fee2e2; color: var(--bad); }
-.none { background: #e2e8f0; color: var(--muted); }
+.none { background: #e2e8f0; color: var(--muted); } .caution { background: #fef3c7; color: #92400e; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px;
   margin-top: 20px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; }

@@ -42,7 +42,7 @@ class ThinkTime(Distribution):
 class Players:
     """An event's field: how each player decides, how long they take, how often they are away."""
 
-    bots: Mapping[str, float] = field(default_factory=lambda: {"strength": 1.0})
+    bots: Mapping[str, float] = field(default_factory=lambda: {"regular": 3.0, "recreational": 1.0})
     """Bot kinds of ``tablestorm.sim.bots.strategies`` with their shares of the field."""
     think: Distribution = ONLINE_THINK
     sitting_out: float = 0.0

@@ -7,7 +7,7 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
       bots: {strength: 3, calling_station: 1, random: 1}
       think_s: {dist: uniform, min: 1, max: 5}
       sitting_out: 0.02
-    dealing: {between_hands_s: 3, card_s: 0.15, action_s: 0}   # the tables' own time (default: online)
+    dealing: {between_hands_s: 15, card_s: 0.15, action_s: 0}  # the tables' own time (default: online)
     tournaments:                              # scheduled multi-table tournaments
       - name: Stud Daily
         start: "18:00"                        # HH:MM from midnight (or minutes)

@@ -147,8 +147,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("structure", metavar="STRUCTURE.yaml", help="the tournament's structure file")
     p.add_argument("--entrants", type=flag(COUNT), required=True, help="players registered before the start")
-    p.add_argument("--bots", default="strength", metavar="MIX",
-                   help="bot kinds and weights, KIND[=WEIGHT],... (default strength)")
+    p.add_argument("--bots", default="regular=3,recreational=1", metavar="MIX",
+                   help="bot kinds and weights, KIND[=WEIGHT],... (default regular=3,recreational=1: an online "
+                   "field, calibrated in docs/calibration.md)")
     p.add_argument("--accelerated", action="store_true", help="run in-process on a virtual clock")
     p.add_argument("--seed", type=flag(SEED), default=None,
                    help="seat draws, shuffles and decisions replay from it (default: random, reported)")
@@ -156,7 +157,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="seconds every decision takes (default: uniform 1-5 s, as online players)")
     p.add_argument("--hand-pause", type=flag(NON_NEGATIVE), default=None, metavar="SECONDS",
                    help="seconds between a table's hands, cards dealt at once, in both modes (default: the "
-                   "online table: 3 s between hands and 0.15 s a card accelerated; 3 s live)")
+                   "online table: 15 s between hands and 0.15 s a card accelerated; 15 s live)")
     p.add_argument("--chaos", action="append", default=[], metavar="kill-host@SECONDS",
                    help="live: kill a table host this many seconds after the start (repeatable)")
     p.add_argument("--hosts", type=flag(COUNT), default=None, help="live: table host actors (default 2)")

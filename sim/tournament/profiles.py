@@ -6,10 +6,10 @@ takes between decisions: the pause between hands and every card dealt. Together 
 count of actions into a duration, so the accelerated run's length is a forecast of the live one.
 
 [decision] Defaults from real online play: players take 1 to 5 s on most decisions (uniform,
-mean 3 s; the 30 s clock is reached only by a player who is away), an online table needs about
-3 s between hands (pot pushed, cards gathered and shuffled, next deal begun) and deals a card in
-about 0.15 s of animation. An 8-handed stud table then plays 50-60 hands an hour, as online stud
-tables do.
+mean 3 s; the 30 s clock is reached only by a player who is away), a card takes about 0.15 s of
+animation, and everything else between two hands (the showdown shown, the pot pushed, the shuffle,
+the forced bets, players' time banks) about 15 s: the time that makes this model play hold'em at
+the published 68-77 hands an hour six-handed and 55-62 nine-handed (docs/calibration.md, H1, T6).
 
 Every player decides and thinks from a ``random.Random`` of their own, seeded by
 :func:`player_seed` from the run's root seed and the player's id, exactly as a live bot's
@@ -48,7 +48,7 @@ ONLINE_THINK = Distribution("uniform", 3.0, 1.0, 5.0)
 class PlayerProfile:
     """A kind of player: how they decide, how long they take, what they buy."""
 
-    kind: str = "strength"
+    kind: str = "regular"
     """A bot kind of ``tablestorm.sim.bots.strategies`` (deciding on a View)."""
     think: Distribution = ONLINE_THINK
     """Seconds per decision, drawn after the decision, as a live bot does."""
@@ -68,8 +68,9 @@ class PlayerProfile:
             raise ValueError(f"weight: must not be negative, got {self.weight}")
 
 
-DEFAULT_PROFILES = (PlayerProfile(),)
-"""Hand-strength bots: fold and showdown rates close to real play."""
+DEFAULT_PROFILES = (PlayerProfile("regular", weight=3.0), PlayerProfile("recreational", weight=1.0))
+"""An online field: three regulars to one recreational player (:mod:`tablestorm.sim.bots.regular`),
+whose tournaments fall in the published bands (docs/calibration.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +79,7 @@ class DealingModel:
     player's action on top of its think time (the service's turnaround: the move to the table, the
     table's events to the next player; 0 by default, small beside online think times)."""
 
-    between_hands_s: float = 3.0
+    between_hands_s: float = 15.0
     card_s: float = 0.15
     action_s: float = 0.0
 

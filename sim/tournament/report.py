@@ -86,11 +86,13 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
     """The page of one ``tournament.json`` document."""
     finished = doc["finished"]
     conserved = doc["chips_conserved"]
-    badge = (
-        '<span class="verdict pass">FINISHED · CHIPS CONSERVED</span>' if finished and conserved
-        else f'<span class="verdict fail">{"CHIPS NOT CONSERVED" if finished else "NOT FINISHED"}</span>'
-    )
-    banners = []
+    flags = doc.get("sanity", [])
+    if finished and conserved:
+        badge = (f'<span class="verdict caution">IMPLAUSIBLE · {len(flags)} FLAG{"S" if len(flags) > 1 else ""}</span>'
+                 if flags else '<span class="verdict pass">FINISHED · CHIPS CONSERVED</span>')
+    else:
+        badge = f'<span class="verdict fail">{"CHIPS NOT CONSERVED" if finished else "NOT FINISHED"}</span>'
+    banners = [h.banner(f"Not like a real event: {flag['message']} (docs/calibration.md).") for flag in flags]
     if doc.get("interrupted"):
         banners.append(h.banner("Interrupted: the tournament stopped before its winner; this is as far as it got."))
     elif not finished:

@@ -14,6 +14,7 @@ from typing import Any
 
 from tablestorm.services.director import events as ev
 from tablestorm.services.director.director import Director
+from tablestorm.sim.tournament import sanity
 
 __all__ = ["TournamentResult", "summarize"]
 
@@ -52,6 +53,11 @@ class TournamentResult:
     rebuys: int
     add_ons: int
     reentries: int
+    chips: int
+    """Every chip put in play: entries, re-entries, rebuys and add-ons."""
+    sanity: list[dict[str, str]]
+    """``{code, message}`` of every reason the result does not look like a real event
+    (:mod:`.sanity`); empty for a plausible one."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,7 +71,7 @@ def summarize(
     end = events[-1].at if events else 0.0
     placed = {p.entry_id: p for p in director.finishing_order()}
     timeline, table_seconds = _timeline(events, end)
-    levels = _levels(events, end, director.structure.starting_stack)
+    levels, chips = _levels(events, end, director.structure.starting_stack)
     eliminations = []
     for event in events:
         if type(event) is ev.Eliminated:
@@ -112,6 +118,12 @@ def summarize(
         rebuys=sum(1 for e in events if type(e) is ev.Rebuy),
         add_ons=sum(1 for e in events if type(e) is ev.AddOn),
         reentries=sum(1 for e in events if type(e) is ev.Registered and e.reentry),
+        chips=chips,
+        sanity=[flag.to_dict() for flag in sanity.check(
+            entries=director.entries, hands=hands, chips=chips, levels=levels, eliminations=eliminations,
+            duration_s=end, finished=any(type(e) is ev.Finished for e in events),
+            last_level=(len(structure.levels) - 1, structure.levels[-1].duration_s),
+        )],
     )
 
 
@@ -144,7 +156,10 @@ def _timeline(events: Sequence[ev.TournamentEvent], end: float) -> tuple[list[di
     return rows, table_seconds
 
 
-def _levels(events: Sequence[ev.TournamentEvent], end: float, starting_stack: int) -> list[dict[str, Any]]:
+def _levels(
+    events: Sequence[ev.TournamentEvent], end: float, starting_stack: int
+) -> tuple[list[dict[str, Any]], int]:
+    """The level timeline, and every chip put in play."""
     levels: list[dict[str, Any]] = []
     players = chips = 0
     for event in events:
@@ -169,4 +184,4 @@ def _levels(events: Sequence[ev.TournamentEvent], end: float, starting_stack: in
         if levels:
             levels[-1]["end_s"] = event.at
         levels.append({**level, "start_s": event.at, "end_s": end})
-    return levels
+    return levels, chips

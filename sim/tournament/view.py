@@ -13,7 +13,8 @@ engine has moved on to the draw street with the bets cleared.
 from __future__ import annotations
 
 from tablestorm.services.engine import Action, ActionKind, Hand
-from tablestorm.services.engine.events import Acted, ForcedBet
+from tablestorm.services.engine.actions import AGGRESSIVE
+from tablestorm.services.engine.events import Acted, ForcedBet, HandStarted, RoundStarted
 from tablestorm.services.engine.hand import DRAWING, FOLDED
 from tablestorm.sim.bots.strategies import Action as BotAction
 from tablestorm.sim.bots.strategies import Legal, View
@@ -44,6 +45,11 @@ def view_of(hand: Hand, player: int, *, hand_number: int, needs_board: bool) -> 
         others = tuple([up[j] for j in range(hand.n) if j != player and status[j] != FOLDED and up[j]])
     community = hand.community_card
     options = hand.options
+    status = hand.status
+    opponents = 0
+    for j in range(hand.n):
+        if j != player and status[j] != FOLDED:
+            opponents += 1
     return View(
         game=options.variant.code,
         structure=options.structure.value,
@@ -59,7 +65,33 @@ def view_of(hand: Hand, player: int, *, hand_number: int, needs_board: bool) -> 
         stack=hand.stacks[player],
         hand_number=hand_number,
         deck_size=len(hand.deck_rule.cards),
+        big_blind=_big_blind(hand),
+        opponents=opponents,
+        raises=_raises(hand),  # during a draw, of the round before it, as the client counts
     )
+
+
+def _big_blind(hand: Hand) -> int:
+    """The largest big blind posted (as the client sees the ForcedBet events; 0 in stud)."""
+    posted = 0
+    for event in hand.events:
+        if type(event) is ForcedBet:
+            if event.kind == "big_blind" and event.amount > posted:
+                posted = event.amount
+        elif type(event) is not HandStarted:
+            break  # the blinds come first
+    return posted
+
+
+def _raises(hand: Hand) -> int:
+    """Bets, raises and completions since the betting round began."""
+    count = 0
+    for event in reversed(hand.events):
+        if type(event) is RoundStarted:
+            break
+        if type(event) is Acted and event.kind in AGGRESSIVE:
+            count += 1
+    return count
 
 
 def _last_round_bet(hand: Hand, player: int) -> int:

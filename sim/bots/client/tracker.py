@@ -20,6 +20,8 @@ from tablestorm.sim.bots.strategies import Legal, View
 
 __all__ = ["REBUY", "SIT_IN", "Finished", "HandTracker"]
 
+_AGGRESSIVE: Final = frozenset({pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE, pb.ACTION_KIND_COMPLETE})
+
 SIT_IN: Final = 1
 """In :attr:`HandTracker.wants`: the seat sits out (CLOCK-3 after a timeout, or it found itself so)."""
 REBUY: Final = 2
@@ -43,6 +45,7 @@ class _Hand:
     __slots__ = (
         "bet",
         "bet_street",
+        "big_blind",
         "caps",
         "community",
         "deck_size",
@@ -54,6 +57,8 @@ class _Hand:
         "others_up",
         "pot",
         "pots",
+        "raises",
+        "seated",
         "stack",
         "street",
         "up",
@@ -71,6 +76,11 @@ class _Hand:
         self.bet_street = 0
         self.caps = 0
         self.pots = 0
+        self.big_blind = 0
+        self.raises = 0
+        """Bets, raises and completions of the betting round in progress."""
+        self.seated = 0
+        """How many seats were dealt in."""
         self.down: list[int] = []
         self.up: list[int] = []
         self.community: list[int] = []
@@ -140,6 +150,8 @@ class HandTracker:
                 return
             acted = event.acted
             hand.pot += acted.added
+            if acted.kind in _AGGRESSIVE:
+                hand.raises += 1
             if acted.seat == self.seat:
                 hand.stack -= acted.added
                 hand.bet, hand.bet_street = acted.to, hand.street
@@ -148,6 +160,7 @@ class HandTracker:
         elif kind == "round_started":
             if hand is not None:
                 hand.street = event.round_started.street
+                hand.raises = 0
         elif kind == "forced_bet":
             if hand is None:
                 return
@@ -157,6 +170,8 @@ class HandTracker:
                 hand.stack -= forced.amount
                 if forced.live:
                     hand.bet, hand.bet_street = forced.amount, hand.street
+            if forced.kind == pb.FORCED_BET_KIND_BIG_BLIND and forced.amount > hand.big_blind:
+                hand.big_blind = forced.amount
         elif kind == "pots_formed":
             if hand is not None:
                 hand.pots = len(event.pots_formed.pots)
@@ -198,6 +213,7 @@ class HandTracker:
         started = event.hand_started
         seats = started.seats
         hand = self.hand = _Hand(event.hand_number, started.deck_size)
+        hand.seated = len(seats)
         if self.seat in seats:
             hand.in_hand = True
             hand.stack = started.stacks[list(seats).index(self.seat)]
@@ -246,4 +262,7 @@ class HandTracker:
             stack=hand.stack,
             hand_number=number,
             deck_size=hand.deck_size,
+            big_blind=hand.big_blind,
+            opponents=hand.seated - 1 - len(hand.folded),
+            raises=hand.raises,
         )
