@@ -28,13 +28,14 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Final, Protocol
 
 import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.sim.bots.client.attribution import Attribution
+from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.client.config import Assignment, BotConfig, Resolver
 from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
 from tablestorm.sim.bots.client.protocol import KIND_NUMBERS
@@ -81,6 +82,7 @@ class Bot:
         "_client",
         "_config",
         "_hand_over",
+        "_jitter",
         "_leave_gate",
         "_lifecycle",
         "_next_id",
@@ -162,6 +164,8 @@ class Bot:
         self._welcomed = asyncio.Event()
         self._hand_over = asyncio.Event()
         self._next_id = 0
+        self._jitter: random.Random | None = None
+        """The backoff's draws (see :meth:`_waits`)."""
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -299,9 +303,8 @@ class Bot:
         failed, and a retry after a shorter deadline would only queue again. Running out of
         ``stop_timeout`` is one DEADLINE_EXCEEDED; any other failure is counted as it happens.
         """
-        config = self._config
-        deadline = time.monotonic() + config.stop_timeout
-        backoff = config.backoff[0]
+        deadline = time.monotonic() + self._config.stop_timeout
+        waits = self._waits()
         sit_out = True
         while (remaining := deadline - time.monotonic()) > 0:
             self._hand_over.clear()
@@ -320,8 +323,7 @@ class Bot:
                         self._error(code)
                         if code in GIVE_UP:
                             return 0
-                        await asyncio.sleep(min(backoff, remaining))
-                        backoff = min(2 * backoff, config.backoff[1])
+                        await asyncio.sleep(min(next(waits), remaining))
                         await self._relocate()
                         continue
                     sit_out = True  # dealt into a hand: maybe after an earlier SitOut was undone
@@ -433,13 +435,12 @@ class Bot:
 
     async def _stream_on(self) -> None:
         """Reopen and resume the stream after drops and retryable failures (the lifecycle says which)."""
-        config = self._config
-        backoff = config.backoff[0]
+        waits = self._waits()
         trouble_since: float | None = None
         while True:
             code = await self._session()
             if self._welcomed.is_set():
-                trouble_since, backoff = None, config.backoff[0]
+                trouble_since, waits = None, self._waits()
             then, counts = self._lifecycle.after_stream(code, dealt_in=self._tracker.dealt_in)
             if counts:
                 self._error(code)
@@ -452,12 +453,19 @@ class Bot:
                 continue
             now = time.monotonic()
             trouble_since = now if trouble_since is None else trouble_since
-            if now - trouble_since > config.reconnect_window:
+            if now - trouble_since > self._config.reconnect_window:
                 self._lifecycle.give_up()
                 return
-            await asyncio.sleep(backoff * self.rng.uniform(0.5, 1.0))
-            backoff = min(2 * backoff, config.backoff[1])
+            await asyncio.sleep(next(waits))
             await self._relocate()
+
+    def _waits(self) -> Iterator[float]:
+        """A retry loop's waits (:func:`.backoff.backoff`). Their jitter is a stream of its own, not
+        ``rng`` (retries must not shift a player's decisions), made at the first wait: most bots
+        never retry."""
+        if self._jitter is None:
+            self._jitter = random.Random(f"tablestorm/backoff|{self.table_id}|{self.seat}|{self.player_id}")
+        yield from backoff(*self._config.backoff, self._jitter)
 
     async def _session(self) -> grpc.StatusCode:
         """One Play stream from Hello to its end; returns the status it ended with."""
