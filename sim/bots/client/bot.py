@@ -43,7 +43,7 @@ from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, Referee, Turn
 from tablestorm.sim.bots.client.tally import Return, Tally
 from tablestorm.sim.bots.client.tracker import REBUY, SIT_IN, HandTracker
 from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, token_metadata
-from tablestorm.sim.bots.strategies import Action, Strategy, leaving_action, strategy_for
+from tablestorm.sim.bots.strategies import Action, Strategy, leaving_action
 from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
 
 __all__ = ["Bot"]
@@ -137,9 +137,7 @@ class Bot:
         self.player_id = assignment.player_id
         self.kind = assignment.bot_kind
         self.think = assignment.think
-        self.strategy = strategy or strategy_for(
-            self.kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
-        )
+        self.strategy = strategy or config.strategy(self.kind)
         self.rng = random.Random(assignment.seed) if rng is None else rng
         self._turn_hook = on_turn
         self._pool = pool
