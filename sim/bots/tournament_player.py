@@ -34,9 +34,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.tournament.auth import PLAYER_METADATA_KEY
 from tablestorm.sim.bots.client import Assignment, Bot
 from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.fleet import Fleet
@@ -49,8 +50,6 @@ __all__ = ["Entrant", "PlayerRecord", "TournamentPlayer"]
 
 log = logging.getLogger(__name__)
 
-PLAYER_METADATA_KEY = "x-player-token"
-"""The tournament service's player token header (``tablestorm.services.tournament.auth``)."""
 RESUMABLE = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 """Watch failures resumed after the last event seen: refused in a burst, the connection cut, or
 the server too slow to take the call."""

@@ -31,9 +31,10 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Final, Protocol
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.rpc.errors import STATUS_BY_NUMBER
 from tablestorm.sim.bots.client.attribution import Attribution
 from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.client.config import Assignment, BotConfig, Resolver
@@ -50,7 +51,6 @@ __all__ = ["Bot"]
 
 log = logging.getLogger(__name__)
 
-_STATUS_NAMES: Final = {code.value[0]: code.name for code in grpc.StatusCode}
 _POLL_STREAMING: Final = 5.0
 _POLL_WITHOUT_STREAM: Final = 1.0
 """Seconds between StandUp attempts of a stopping bot still live in a hand."""
@@ -547,7 +547,8 @@ class Bot:
             elif code == LATE:
                 self._tally.late_actions += 1
             else:
-                self._error(_STATUS_NAMES.get(code, str(code)))
+                status = STATUS_BY_NUMBER.get(code)
+                self._error(str(code) if status is None else status)
         self._referee.settled.clear()
 
     def _count_hands(self) -> None:
