@@ -45,7 +45,8 @@ class BotConfig:
     """Knobs of the bot kinds, by kind, e.g. ``{"sleeper": {"sleep_probability": 0.3}}`` (the
     fields of the kind's class in ``tablestorm.sim.bots.strategies``); the rest keep their defaults."""
     backoff: tuple[float, float] = (0.2, 5.0)
-    """First and largest wait before reopening a failed stream (doubling, with jitter)."""
+    """First and largest wait between retries (a failed stream, a refused stand-up, a tournament
+    player's Watch or seat start): doubling, with jitter (see :mod:`.backoff`)."""
     reconnect_window: float = 120.0
     """A bot that cannot get a stream back for this long gives up."""
     stop_timeout: float = 120.0
@@ -58,6 +59,10 @@ class BotConfig:
     """Tournament seats: the director seats, tops up and removes the players, so a Play stream the
     table ends OK is the seat's end (moved or out), not a drop to resume, and a bot never rebuys
     at the table (TOURN-10 rebuys go through the tournament service)."""
+    leave_idle: bool = False
+    """How a stopping bot leaves a hand it is live in. False: it checks or folds at once on each
+    turn, so the hand (and the stop) is over in moments. True: it sends nothing and the clock acts
+    for it (CLOCK-2), like a player who walked away; every such turn lasts the whole clock."""
 
     def __post_init__(self) -> None:
         for kind in self.strategies:
@@ -66,7 +71,3 @@ class BotConfig:
     def strategy(self, kind: str) -> Strategy:
         """The strategy of bot kind ``kind`` with this config's knobs for it."""
         return strategy_for(kind, self.strategies.get(kind))
-    leave_idle: bool = False
-    """How a stopping bot leaves a hand it is live in. False: it checks or folds at once on each
-    turn, so the hand (and the stop) is over in moments. True: it sends nothing and the clock acts
-    for it (CLOCK-2), like a player who walked away; every such turn lasts the whole clock."""
