@@ -87,7 +87,7 @@ async def test_undecodable_bytes_are_invalid_argument_and_logged_throttled() -> 
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = records.append  # type: ignore[method-assign]
-    logging.getLogger("tablestorm.services.table").addHandler(handler)
+    logging.getLogger("tablestorm.services").addHandler(handler)
     try:
         async with serving() as (server, _):
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
@@ -112,7 +112,7 @@ async def test_undecodable_bytes_are_invalid_argument_and_logged_throttled() -> 
             await channel.close()
             assert server.host is not None and not server.host.tables  # nothing was created
     finally:
-        logging.getLogger("tablestorm.services.table").removeHandler(handler)
+        logging.getLogger("tablestorm.services").removeHandler(handler)
     warnings = [r for r in records if r.getMessage() == "undecodable request"]
     assert len(warnings) == 1 and warnings[0].levelno == logging.WARNING
     assert not [r for r in records if r.levelno >= logging.ERROR]
