@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tablestorm.services.director.structure import TournamentStructure, structure_from_mapping
 from tablestorm.services.engine import Action, ActionKind, Hand, TableOptions, shuffler_for
-from tablestorm.sim.bots.strategies import strategy_for
+from tablestorm.sim.bots.kinds import strategy_for
 from tablestorm.sim.tournament.accelerated import AcceleratedTournament
 from tablestorm.sim.tournament.summary import TournamentResult
 from tablestorm.sim.tournament.view import engine_action, view_of

@@ -29,6 +29,7 @@ from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.table.service import TableService, handlers
 from tablestorm.sim.bots import BOT_KINDS as STRATEGIES
 from tablestorm.sim.bots import Action, Assignment, Bot, BotConfig, ChannelPool, Fleet, Legal, Tally, View
+from tablestorm.sim.bots.kinds import strategy_for
 from tablestorm.sim.bots.strategies import (
     CallingStation,
     Maniac,
@@ -38,7 +39,6 @@ from tablestorm.sim.bots.strategies import (
     Strength,
     draw_discards,
     is_allowed,
-    strategy_for,
     strength,
 )
 from tablestorm.sim.distributions import Distribution
@@ -99,7 +99,7 @@ def situation_views() -> list[View]:
 
 @pytest.mark.parametrize("kind", STRATEGIES)
 def test_every_strategy_picks_a_legal_action(kind: str) -> None:
-    strategy = strategy_for(kind, sleep_probability=0.5)
+    strategy = strategy_for(kind, {"sleep_probability": 0.5} if kind == "sleeper" else None)
     rng = random.Random(kind)
     for view in situation_views():
         for _ in range(5):
@@ -117,6 +117,24 @@ def test_strategy_kinds_are_the_scenario_bot_kinds() -> None:
         strategy_for("poet")
     with pytest.raises(ValueError, match="sleep_probability"):
         Sleeper(1.5)
+
+
+def test_a_kinds_knobs_come_from_the_config_by_name_the_rest_from_its_class() -> None:
+    config = BotConfig(strategies={"sleeper": {"sleep_probability": 0.4}, "flaky": {"interval": (1.0, 2.0)}})
+    assert config.strategy("sleeper") == Sleeper(0.4)
+    assert config.strategy("flaky").stream_drops == (1.0, 2.0)
+    assert BotConfig().strategy("flaky").stream_drops == (20.0, 60.0)
+    assert BotConfig().strategy("sleeper") == Sleeper() == Sleeper(0.15)
+    assert config.strategy("maniac") == Maniac()
+    # Refused when the config is made, naming the kind and the knob, or the bad value.
+    with pytest.raises(ValueError, match="sleeper: unknown knob 'interval'; known: sleep_probability"):
+        BotConfig(strategies={"sleeper": {"interval": (1.0, 2.0)}})
+    with pytest.raises(ValueError, match="maniac: unknown knob 'rage'; known: none"):
+        BotConfig(strategies={"maniac": {"rage": 1.0}})
+    with pytest.raises(ValueError, match="unknown bot kind 'poet'"):
+        BotConfig(strategies={"poet": {}})
+    with pytest.raises(ValueError, match=r"interval must be 0 < low <= high seconds, got \(2.0, 1.0\)"):
+        BotConfig(strategies={"flaky": {"interval": (2.0, 1.0)}})
 
 
 def test_calling_station_never_folds_or_raises_and_stands_pat() -> None:
@@ -444,7 +462,7 @@ async def test_a_fleet_plays_every_game_cleanly() -> None:
     """Every kind on every game with a 0.3 s clock: no violation and no error, every kind acts,
     sleepers produce every CLOCK-2 outcome, maniacs hit caps, shovers make side pots, flaky bots
     resume without a gap, each hand is counted exactly once, and every chip is accounted for."""
-    config = BotConfig(sleep_probability=0.35, flaky_interval=(0.5, 1.5))
+    config = BotConfig(strategies={"sleeper": {"sleep_probability": 0.35}, "flaky": {"interval": (0.5, 1.5)}})
     async with serving() as endpoint, playing(Fleet(config=config)) as fleet:
         assignments = await open_tables(endpoint, TABLES)
         joined = await fleet.add(assignments)

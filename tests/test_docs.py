@@ -167,7 +167,9 @@ def test_documented_report_files() -> None:
     assert documented == set(summary)
     assert [row["column"].strip("`") for row in _table("### history.csv")] == list(HISTORY_COLUMNS)
     report = (ROOT / "sim" / "load" / "report.py").read_text()
-    for section in re.findall(r"<h2>([^<]+)</h2>", report):
+    sections, charts = re.findall(r"<h2>([^<]+)</h2>", report), re.findall(r'\bfigure\("([^"]+)"', report)
+    assert sections and charts, "the report's sections and charts are no longer found where this test looks"
+    for section in sections:
         assert f"**{section}**" in SCENARIOS_DOC, section
-    for chart in re.findall(r'_figure\("([^"]+)"', report):
+    for chart in charts:
         assert f"*{chart}*" in SCENARIOS_DOC, chart

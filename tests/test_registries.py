@@ -6,7 +6,7 @@ import argparse
 
 from tablestorm.services.engine import VARIANTS, Structure
 from tablestorm.services.engine.phh.codes import PHH_CODES, phh_code
-from tablestorm.sim.bots import strategies
+from tablestorm.sim.bots import kinds, strategies
 from tablestorm.sim.bots.client.protocol import STRUCTURE_NAMES
 from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.load.scenario import BOT_KINDS, DEFAULT_BOT_MIX
@@ -39,10 +39,10 @@ def test_the_cli_offers_exactly_the_registered_games_and_structures() -> None:
     assert _choices("structure", "--betting") == [s.value for s in Structure]
 
 
-def test_bot_kinds_are_the_strategies_registry() -> None:
-    assert BOT_KINDS is strategies.BOT_KINDS
+def test_bot_kinds_are_the_kinds_registry() -> None:
+    assert BOT_KINDS is kinds.BOT_KINDS
     assert set(DEFAULT_BOT_MIX) == set(BOT_KINDS)
-    assert [strategies.strategy_for(kind).name for kind in BOT_KINDS] == list(BOT_KINDS)
+    assert [kinds.strategy_for(kind).name for kind in BOT_KINDS] == list(BOT_KINDS)
 
 
 def test_the_wire_names_of_structures_are_the_engines() -> None:

@@ -238,7 +238,7 @@ async def test_a_short_load_logs_and_exports_no_token_and_no_hidden_card() -> No
         assignments = await seated(endpoints[0], {k: TABLES[k] for k in ("stud", "draw")}, secrets, refusals)
         assignments += await seated(endpoints[1], TABLES, secrets, refusals)
         pool, stats, tally = ChannelPool(), RunStats(), Tally()
-        config = BotConfig(flaky_interval=(0.3, 0.8), sleep_probability=0.3)
+        config = BotConfig(strategies={"flaky": {"interval": (0.3, 0.8)}, "sleeper": {"sleep_probability": 0.3}})
         bots = [
             RecordingBot(a, secrets, pool=pool, stats=stats, tally=tally, start=time.time(), config=config)
             for a in assignments

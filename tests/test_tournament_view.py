@@ -31,7 +31,8 @@ from tablestorm.services.engine import (
 from tablestorm.services.engine.visibility import view
 from tablestorm.services.table import convert
 from tablestorm.sim.bots.client.tracker import HandTracker
-from tablestorm.sim.bots.strategies import BOT_KINDS, Legal, View, strategy_for
+from tablestorm.sim.bots.kinds import BOT_KINDS, strategy_for
+from tablestorm.sim.bots.strategies import Legal, View
 from tablestorm.sim.tournament.view import engine_action, view_of
 
 CONFIGS = [

@@ -1,61 +1,12 @@
 """Tournament payouts (TOURN-9): how many places are paid, and what each place wins.
 
-**The model.** A prize table is a power law in the finishing place, clipped at the min cash::
-
-    prize(i) = max(min_cash, first * i ** -alpha)      i = 1 .. places paid
-
-``first`` is the winner's share of the pool, read from a chart of real rooms' winner shares by
-places paid (:data:`WINNER_SHARE`); the exponent ``alpha`` is solved numerically (Brent's method,
-``scipy.optimize.brentq``) so that the prizes sum to the pool. This is the power-law family that
-Musco, Sviridenko and Thaler fit to large-field contests ("Determining Tournament Payout
-Structures for Daily Fantasy Sports", arXiv:1601.04203), where an organiser fixes the top prize
-and the floor and the exponent follows from the pool. Two choices differ from their form
-``min + (first - min) * i ** -alpha``:
-
-- *Clipped, not offset.* Their offset form pays the last place ``min + (first - min) * n ** -alpha``,
-  for the WSOP 2025 Main Event about $20,000 instead of the $15,000 min cash it paid; clipping
-  pays the floor exactly where the curve reaches it, so the bottom places share the min cash as
-  real charts' widest bottom tiers do, and with ``min_cash=0`` it is the plain power law.
-- *No Zipf-Mandelbrot shift.* A shift ``(i + q) ** -alpha`` flattens the top; fitted against the
-  WSOP 2025 final table ($10M, 6M, 4M, 3M, 2.4M, 1.9M, 1.5M, 1.25M, 1M, 10th-11th $750k) and an
-  online room's published chart (Fabulous Poker's "Prize Structures", 901-1,100 entries),
-  ``q = 0`` has the smallest error on the WSOP table (RMS 15% per place, against 20% at
-  q = 0.5) and q = 0.5 wins the online chart by less (19% against 22%), so the extra parameter
-  does not earn its place. Real final tables steepen
-  from about ``i ** -0.7`` at the top to ``i ** -1.9`` at 9th; one exponent cannot follow that,
-  and the winner's share, the floor and the total, which the rules fix, are matched exactly.
-
-**Why winner shares by places paid.** Room charts are printed by entries but each column pays a
-fixed number of places, and the curve's shape depends on that number, not on the entries; keyed
-by places paid, the chart also serves any ``percent_paid`` (a 10%-paid field of 3,389 gets the
-share WSOP 2011's 3,389-entry event paid its winner, 17%) and the exponent always exists, since
-every share is above ``1 / places``. Between anchors the share is interpolated linearly in
-log-log; beyond the last anchor it stays at 11.05%. With the default 15% paid the shares sit
-inside TOURN-9's bands for every field (tests/test_payouts.py sweeps 2..10,000 entries).
-
-**Small fields** use the sit-and-go tables rooms publish rather than the curve: 1 place paid wins
-everything, 2 places 65/35 (PokerStars 6-max), 3 places 50/30/20 (3-27 entries on the charts).
-
-**Tiers.** Places 1-9 (a final table) are paid one by one; below, places share a prize in tiers
-of three equal tiers a group, each group as wide as all the places above it (10-12, 13-15, 16-18;
-19-24, 25-30, 31-36; 37-48, ...), so a tier spans the same ratio of places and consecutive tier
-prizes fall by a steady ratio (about 2 ** (alpha / 3): 1.25 for WSOP 2025; the printed charts fall
-1.17-1.36 a tier). The last tier ends at the last place paid; cut shorter than the tier above it,
-it joins that tier, so the min-cash tier is never the narrowest. A tier's prize is the mean of the
-curve over its places, so tiering moves no money between tiers.
-
-**Min cash.** ``min_cash`` is a floor for every paid place where the pool allows it: the floor
-may take at most half the pool (``places * floor <= pool / 2``, :data:`MAX_FLOOR_SHARE`) and is
-lowered to that otherwise, because beyond it the winner's share and a falling curve cannot both
-be kept (with 15% paid and a 1.5x buy-in min cash the floor takes 22.5% of a rake-free pool).
-The sit-and-go tables always pay their last place more than that capped floor (35% > 25%,
-20% > 16.7%). An explicit table is paid as written: ``min_cash`` does not change it.
-
-**Whole units.** Every paid place first gets the floor; the rest of the pool is shared in
-proportion to the curve above the floor with exact rational arithmetic, each tier's prize rounded
-down; the remainder (fewer units than places paid) goes one unit at a time to places 1, 2, ... 9
-(the places paid one by one), round after round, so prizes stay non-increasing, tiers stay equal,
-and the sum is exactly the pool.
+A prize table is a power law in the finishing place, clipped at the min cash
+(``prize(i) = max(min_cash, first * i ** -alpha)``): the winner's share ``first`` comes from
+published charts by places paid (:data:`WINNER_SHARE`), and ``alpha`` is solved
+(``scipy.optimize.brentq``) so that the prizes sum to the pool. Small fields are paid by sit-and-go
+tables, places below the final table share prizes in widening tiers, the min cash takes at most
+half the pool, and the split is exact in whole units. The model, its sources and why each choice:
+docs/tournament.md#payouts.
 """
 
 from __future__ import annotations
@@ -71,7 +22,7 @@ FINAL_TABLE = 9
 """Places paid one by one before tiers begin (a nine-handed final table, as the charts print)."""
 
 MAX_FLOOR_SHARE = Fraction(1, 2)
-"""The most of the pool the min cash may take across all paid places (see the module docstring)."""
+"""The most of the pool the min cash may take across all paid places (docs/tournament.md#payouts)."""
 
 SMALL_FIELD_TABLES: dict[int, tuple[int, ...]] = {1: (100,), 2: (65, 35), 3: (50, 30, 20)}
 """Percent tables by places paid for the fields too small for the curve (TOURN-9: 2-20 entries)."""
@@ -176,7 +127,7 @@ def tiers(paid: int) -> tuple[int, ...]:
 
 
 def _curve_table(paid: int, pool: int, min_cash: int) -> tuple[int, ...]:
-    """The clipped power law (module docstring) for ``paid`` >= 4 places, in whole units."""
+    """The clipped power law (docs/tournament.md#payouts) for ``paid`` >= 4 places, in whole units."""
     if pool == 0:
         return (0,) * paid
     floor = min(min_cash, math.floor(MAX_FLOOR_SHARE * pool / paid))

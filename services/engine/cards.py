@@ -9,7 +9,7 @@ parsing and printing know about text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 Card = int
 
@@ -40,10 +40,6 @@ def make_card(rank: int, suit: int) -> Card:
 
 def rank_of(card: Card) -> int:
     return card >> 2
-
-
-def suit_of(card: Card) -> int:
-    return card & 3
 
 
 def parse_card(text: str) -> Card:
@@ -92,11 +88,3 @@ def deck(lowest_rank: int = TWO) -> tuple[Card, ...]:
 DECK_52 = deck(TWO)
 DECK_36 = deck(SIX)
 DECK_32 = deck(SEVEN)
-
-
-def card_mask(cards: Sequence[Card]) -> int:
-    """A 52-bit set of cards (bit ``card``), for cheap duplicate checks and set algebra."""
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask

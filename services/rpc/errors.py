@@ -8,7 +8,12 @@ on both paths.
 
 from __future__ import annotations
 
+from typing import Final
+
 import grpc
+
+STATUS_BY_NUMBER: Final = {code.value[0]: code for code in grpc.StatusCode}
+"""gRPC status codes by their number on the wire (an ``ActResult``'s code, a ``grpc-status`` trailer)."""
 
 
 class ServiceError(Exception):

@@ -26,7 +26,8 @@ import grpc
 
 from tablestorm.services.rpc.errors import ServiceError
 
-METADATA_KEY = "x-seat-token"
+SEAT_METADATA_KEY = "x-seat-token"
+"""Seat calls carry the seat token (the bots' client reads this name too)."""
 DIRECTOR_METADATA_KEY = "x-director-token"
 """Director calls on a tournament table carry the token its CreateTable named."""
 MAX_TOKEN_LENGTH = 128
@@ -55,7 +56,7 @@ def metadata_value(metadata: Iterable[tuple[str, str | bytes]] | None, name: str
 
 def token_from(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
     """The seat token in the call's metadata, if any."""
-    return metadata_value(metadata, METADATA_KEY)
+    return metadata_value(metadata, SEAT_METADATA_KEY)
 
 
 def secret_matches(given: str, expected: bytes) -> bool:
@@ -128,7 +129,7 @@ class SeatTokens:
         UNAUTHENTICATED. A valid token of another seat or table: PERMISSION_DENIED.
         """
         if not token:
-            raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, f"missing {METADATA_KEY} metadata")
+            raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, f"missing {SEAT_METADATA_KEY} metadata")
         parts = split_token(token)
         entry = self._entries.get(parts[0]) if parts is not None else None
         if parts is None or entry is None or not secret_matches(parts[1], entry[1]):

@@ -18,7 +18,7 @@ import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import variant_named
-from tablestorm.services.rpc.errors import ServiceError, invalid
+from tablestorm.services.rpc.errors import STATUS_BY_NUMBER, ServiceError, invalid
 from tablestorm.services.rpc.handlers import Context, Undecodable, parse_as, unary
 from tablestorm.services.rpc.tls import peer_common_name
 from tablestorm.services.table import convert
@@ -139,7 +139,7 @@ class TableService:
         live, key = self._seat(context, request.table_id, request.seat)
         result = live.act(key, request)
         if result.code:
-            raise ServiceError(_STATUS_BY_NUMBER[result.code], result.message)
+            raise ServiceError(STATUS_BY_NUMBER[result.code], result.message)
         return result
 
     # ----------------------------------------------------------------- the director's calls
@@ -296,9 +296,6 @@ def _stream_act(live: AnyLiveTable, key: SeatKey | None, request: pb.ActRequest)
         return live.act(key, request)
     except ServiceError as exc:
         return pb.ActResult(action_id=request.action_id, code=exc.code.value[0], message=exc.message)
-
-
-_STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 
 # ----------------------------------------------------------------- registration

@@ -8,7 +8,8 @@ wraps a Fleet.
 
 from tablestorm.sim.bots.client import Assignment, Bot, BotConfig, ChannelPool, Resolver, TableClient, Tally
 from tablestorm.sim.bots.fleet import Fleet
-from tablestorm.sim.bots.strategies import BOT_KINDS, Action, Legal, Strategy, View, strategy_for
+from tablestorm.sim.bots.kinds import BOT_KINDS, strategy_for
+from tablestorm.sim.bots.strategies import Action, Legal, Strategy, View
 
 __all__ = [
     "BOT_KINDS",

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from tablestorm.sim.bots.client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally, Tls
-from tablestorm.sim.bots.strategies import Strategy, strategy_for
+from tablestorm.sim.bots.strategies import Strategy
 from tablestorm.sim.load.stats import RunStats
 
 __all__ = ["Fleet"]
@@ -67,10 +67,7 @@ class Fleet:
         """One shared instance per kind: strategies keep no per-seat state."""
         strategy = self._strategies.get(kind)
         if strategy is None:
-            config = self.config
-            strategy = self._strategies[kind] = strategy_for(
-                kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
-            )
+            strategy = self._strategies[kind] = self.config.strategy(kind)
         return strategy
 
     def bot(

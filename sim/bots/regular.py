@@ -104,17 +104,16 @@ def _narrow(share: float, opponents: int, spread: float) -> float:
     return float(share ** (max(1, opponents) ** spread))
 
 
+@dataclass(frozen=True, slots=True)
 class Regular:
-    """Plays like a competent online regular (see the module's note)."""
+    """Plays like a competent online regular (see the module's note): its knobs, a style per
+    betting structure."""
 
-    __slots__ = ("big_bet", "fixed_limit")
+    fixed_limit: RegularStyle = FIXED_LIMIT
+    big_bet: RegularStyle = BIG_BET
     name = "regular"
     needs_board = True
     stream_drops = None
-
-    def __init__(self, fixed_limit: RegularStyle = FIXED_LIMIT, big_bet: RegularStyle = BIG_BET) -> None:
-        self.fixed_limit = fixed_limit
-        self.big_bet = big_bet
 
     def _style(self, view: View) -> RegularStyle:
         return self.fixed_limit if view.fixed_limit else self.big_bet
@@ -231,14 +230,13 @@ class Regular:
         return max(option.min, min(option.max, target))
 
 
+@dataclass(frozen=True)
 class Recreational(Regular):
     """The same reasoning with a recreational player's habits: loose and passive."""
 
-    __slots__ = ()
+    fixed_limit: RegularStyle = PASSIVE_FIXED_LIMIT
+    big_bet: RegularStyle = PASSIVE_BIG_BET
     name = "recreational"
-
-    def __init__(self) -> None:
-        super().__init__(PASSIVE_FIXED_LIMIT, PASSIVE_BIG_BET)
 
 
 def _equity(view: View, p: float, behind: float) -> float:

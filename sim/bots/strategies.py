@@ -5,7 +5,10 @@ A strategy never touches the network, the clock or shared state: :meth:`Strategy
 returns an :class:`Action` or ``None`` (let the action clock run out). That keeps every kind
 unit-testable without a server and keeps the per-decision cost to a few microseconds, which
 matters when one process drives thousands of seats. What a kind does besides deciding, it declares
-(:attr:`Strategy.stream_drops`) and the client honours, so that a new kind is one class here.
+(:attr:`Strategy.stream_drops`) and the client honours, so that a new kind is one class and a row
+in the registry (:mod:`.kinds`). A kind's knobs are the fields of its class, a frozen dataclass,
+with their defaults; a fleet sets them per kind (``BotConfig.strategies``, read by
+:func:`~tablestorm.sim.bots.kinds.strategy_for`).
 
 The kinds exist to make a load test hit every path of the rules (docs/rules.md), not to win:
 
@@ -24,13 +27,14 @@ The kinds exist to make a load test hit every path of the rules (docs/rules.md),
 * ``strength``: rates its own cards with the engine's evaluators (against the up cards it can
   see), folds weak hands, raises strong ones and draws by keeping pairs, so fold and showdown
   rates resemble real play.
+
+The forecasts' players, calibrated to how real fields play, are in :mod:`.regular`.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, NamedTuple, Protocol
 
@@ -51,7 +55,6 @@ from tablestorm.services.engine.variants import VARIANTS, Structure, Variant
 
 __all__ = [
     "AGGRESSIVE",
-    "BOT_KINDS",
     "MONEY_KINDS",
     "Action",
     "CallingStation",
@@ -67,7 +70,6 @@ __all__ = [
     "draw_discards",
     "is_allowed",
     "leaving_action",
-    "strategy_for",
     "strength",
 ]
 
@@ -246,10 +248,10 @@ def leaving_action(legal: tuple[Legal, ...]) -> Action:
     return Action(legal[0].kind, legal[0].min)
 
 
+@dataclass(frozen=True, slots=True)
 class RandomLegal:
     """Uniform over the legal kinds, then a uniform legal amount: explores every action path."""
 
-    __slots__ = ()
     name = "random"
     needs_board = False
     stream_drops = None
@@ -258,10 +260,10 @@ class RandomLegal:
         return _play(rng.choice(view.legal), view, rng)
 
 
+@dataclass(frozen=True, slots=True)
 class CallingStation:
     """Never folds, never raises: pots go to showdown with many players."""
 
-    __slots__ = ()
     name = "calling_station"
     needs_board = False
     stream_drops = None
@@ -270,10 +272,10 @@ class CallingStation:
         return _passive(view)
 
 
+@dataclass(frozen=True, slots=True)
 class Maniac:
     """Every raise it may make, as large as allowed: fixed-limit rounds hit the cap (BET-2)."""
 
-    __slots__ = ()
     name = "maniac"
     needs_board = False
     stream_drops = None
@@ -290,10 +292,10 @@ class Maniac:
         return Action(option.kind, max(option.min, min(option.max, pot_sized)))
 
 
+@dataclass(frozen=True, slots=True)
 class Shover:
     """All-in whenever it may raise, calls every bet: makes all-ins, side pots and rebuys."""
 
-    __slots__ = ()
     name = "shover"
     needs_board = False
     stream_drops = None
@@ -305,18 +307,19 @@ class Shover:
         return _passive(view)
 
 
+@dataclass(frozen=True, slots=True)
 class Sleeper:
     """Random play, but now and then no action at all: the clock acts (CLOCK-2)."""
 
-    __slots__ = ("sleep_probability",)
+    sleep_probability: float = 0.15
+    """The share of its turns it leaves to the clock."""
     name = "sleeper"
     needs_board = False
     stream_drops = None
 
-    def __init__(self, sleep_probability: float = 0.15) -> None:
-        if not 0.0 <= sleep_probability <= 1.0:
-            raise ValueError(f"sleep_probability must be within [0, 1], got {sleep_probability!r}")
-        self.sleep_probability = sleep_probability
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.sleep_probability <= 1.0:
+            raise ValueError(f"sleep_probability must be within [0, 1], got {self.sleep_probability!r}")
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         if rng.random() < self.sleep_probability:
@@ -324,18 +327,23 @@ class Sleeper:
         return _play(rng.choice(view.legal), view, rng)
 
 
+@dataclass(frozen=True, slots=True)
 class Flaky:
     """Random play, and a stream dropped every ``interval`` seconds (a uniform draw each time)."""
 
-    __slots__ = ("stream_drops",)
+    interval: tuple[float, float] = (20.0, 60.0)
+    """The range of seconds between its stream drops."""
     name = "flaky"
     needs_board = False
 
-    def __init__(self, interval: tuple[float, float] = (20.0, 60.0)) -> None:
-        low, high = interval
+    def __post_init__(self) -> None:
+        low, high = self.interval
         if not 0.0 < low <= high:
-            raise ValueError(f"interval must be 0 < low <= high seconds, got {interval!r}")
-        self.stream_drops: tuple[float, float] | None = interval
+            raise ValueError(f"interval must be 0 < low <= high seconds, got {self.interval!r}")
+
+    @property
+    def stream_drops(self) -> tuple[float, float] | None:
+        return self.interval
 
     def decide(self, view: View, rng: random.Random) -> Action | None:
         return _play(rng.choice(view.legal), view, rng)
@@ -440,10 +448,10 @@ def draw_discards(view: View, draw: Legal) -> tuple[int, ...]:
     return tuple(discard[: draw.max])
 
 
+@dataclass(frozen=True, slots=True)
 class Strength:
     """Plays its cards: folds weak hands to a bet, calls fair ones, raises strong ones."""
 
-    __slots__ = ()
     name = "strength"
     needs_board = True
     stream_drops = None
@@ -467,41 +475,3 @@ class Strength:
         if view.option("fold") is not None:
             return Action("fold")
         return _passive(view)
-
-
-def _regular() -> Strategy:
-    from tablestorm.sim.bots.regular import Regular  # it rates hands with this module's strength()
-
-    return Regular()
-
-
-def _recreational() -> Strategy:
-    from tablestorm.sim.bots.regular import Recreational
-
-    return Recreational()
-
-
-_KINDS: Final[dict[str, Callable[[float, tuple[float, float]], Strategy]]] = {
-    RandomLegal.name: lambda sleep, drops: RandomLegal(),
-    CallingStation.name: lambda sleep, drops: CallingStation(),
-    Maniac.name: lambda sleep, drops: Maniac(),
-    Shover.name: lambda sleep, drops: Shover(),
-    Sleeper.name: lambda sleep, drops: Sleeper(sleep),
-    Flaky.name: lambda sleep, drops: Flaky(drops),
-    Strength.name: lambda sleep, drops: Strength(),
-    "regular": lambda sleep, drops: _regular(),
-    "recreational": lambda sleep, drops: _recreational(),
-}
-"""The registry of bot kinds: a new kind is a class above and a row here."""
-BOT_KINDS: Final = tuple(_KINDS)
-"""Every bot kind, by name: what scenarios' ``bot_mix``, the CLI and the fleets accept."""
-
-
-def strategy_for(
-    kind: str, *, sleep_probability: float = 0.15, drop_interval: tuple[float, float] = (20.0, 60.0)
-) -> Strategy:
-    """The strategy of a bot kind; strategies hold no per-seat state, so bots may share one."""
-    factory = _KINDS.get(kind)
-    if factory is None:
-        raise ValueError(f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
-    return factory(sleep_probability, drop_interval)

@@ -34,10 +34,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 from tablestorm.services.api import tournament_pb2 as tpb
+from tablestorm.services.tournament.auth import PLAYER_METADATA_KEY
 from tablestorm.sim.bots.client import Assignment, Bot
+from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.fleet import Fleet
 from tablestorm.sim.distributions import Distribution
 
@@ -48,8 +50,6 @@ __all__ = ["Entrant", "PlayerRecord", "TournamentPlayer"]
 
 log = logging.getLogger(__name__)
 
-PLAYER_METADATA_KEY = "x-player-token"
-"""The tournament service's player token header (``tablestorm.services.tournament.auth``)."""
 RESUMABLE = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 """Watch failures resumed after the last event seen: refused in a burst, the connection cut, or
 the server too slow to take the call."""
@@ -137,7 +137,7 @@ class TournamentPlayer:
         that fails so, or is cut (UNAVAILABLE), is resumed after the last event seen, with
         backoff; seats seen again are known by their token."""
         last = resume_after
-        backoff, most = self._fleet.config.backoff
+        waits = backoff(*self._fleet.config.backoff, self._jitter)
         try:
             while True:
                 request = tpb.WatchRequest(
@@ -157,8 +157,7 @@ class TournamentPlayer:
                     self.record.error(exc.code())
                     if exc.code() not in RESUMABLE:
                         return
-                await asyncio.sleep(backoff * self._jitter.uniform(0.5, 1.0))
-                backoff = min(2 * backoff, most)
+                await asyncio.sleep(next(waits))
         finally:
             await self.stop()
 
@@ -230,12 +229,11 @@ class TournamentPlayer:
             if moved_at is not None:
                 self.record.move_latencies.append(now - moved_at)
 
-        backoff, most = self._fleet.config.backoff
+        waits = backoff(*self._fleet.config.backoff, self._jitter)
         for _attempt in range(SEAT_STARTS):
             bot = self._fleet.bot(assignment, rng=self.rng, on_turn=on_turn)
             self._bots.append(bot)
             if await self._fleet.join(bot) or bot.removed:  # a failure is counted in the fleet's stats
                 return
             self._bots.remove(bot)
-            await asyncio.sleep(backoff * self._jitter.uniform(0.5, 1.0))
-            backoff = min(2 * backoff, most)
+            await asyncio.sleep(next(waits))

@@ -19,27 +19,10 @@ with the registry's ledger (:mod:`tablestorm.sim.load.own_hosts`), or servers it
 opened, what an outage does (a host's tables rebuilt elsewhere, or a server's lost) and how the
 chips are counted (by the ledger, or from the servers' own tables).
 
-What counts as an error (``errors`` by kind, ``errors_total``, the ``errors==0`` threshold): every
-fault of the system under test, in the load and in the wind-down alike. That is a call that fails,
-by gRPC status name (a SitDown, an action refused for another reason than coming too late, a Rebuy,
-a SitIn, a stream that breaks, e.g. UNAVAILABLE when a host dies, a leaving bot's StandUp or
-SitOut); a bot that gets no Welcome within ``rpc_timeout`` or cannot stand up within
-``stop_timeout`` (DEADLINE_EXCEEDED); PROTOCOL_VIOLATION (see :mod:`tablestorm.sim.bots.client`); BOT_CRASHED;
-RESOLVE_FAILED. Not errors, because they are the test's own doing or the rules working: a bot
-closing its own stream and calls because it was told to stop (CANCELLED), a flaky bot dropping its
-stream on purpose, a stream the server ends with OK (after StandUp, or a closed table), an action
-that came after the clock or the hand's end (``late_actions``), a Rebuy refused at a closing table,
-and a leaving bot's call waiting its turn (at its fleet's leave gate or a busy host) within
-``stop_timeout``. Of the errors, those the run's chaos caused are counted apart as well
-(``chaos_errors``; the rest are ``unexpected_errors``): a failure of a killed host's streams and
-calls, which its bot proves to be the chaos's when it next gets an answer from its table's new
-address (:mod:`tablestorm.sim.bots.client.attribution`). A killed fleet's bots die with it and count nothing.
-
-``wind_down`` in summary.json: its ``seconds`` (and ``budget_s``, ``within_budget``), the ``hands``
-and ``actions`` played out after the load (kept out of the load's rates), its ``errors`` (already in
-``errors``), ``seats_stood_up_by_hosts`` (bots that had not left in time) and
-``chips_left_at_tables`` (0 unless a host died at the very end). ``hands_voided_at_end`` counts the
-hands the drain voided. A clean end has no error, nobody stood up by a host, nothing voided.
+Errors (``errors`` by kind, and the threshold on them) are every fault of the system under test, in
+the load and in the wind-down alike; what the test does on purpose (bots told to stop, flaky
+drops) and the rules working (late actions) are not. The exact list, and how the chaos's errors are
+told apart: docs/scenarios.md#what-counts-as-an-error.
 
 The parts: :mod:`~tablestorm.sim.cluster.deployment` (the registry, hosts and fleets on Ray, spread by
 :mod:`~tablestorm.sim.cluster.placement`), :mod:`.table_sites` (where the tables live), :mod:`.seat_pool`

@@ -65,9 +65,6 @@ class Registry:
         self.hosts[host_id].alive = False
         return [t for t, table in self._tables.items() if table.host_id == host_id and table.open]
 
-    def live_hosts(self) -> list[HostInfo]:
-        return [h for h in self.hosts.values() if h.alive]
-
     def where(self, table_id: str) -> str | None:
         """The endpoint now serving ``table_id`` (None while it has no live host)."""
         table = self._tables.get(table_id)

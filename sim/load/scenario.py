@@ -21,7 +21,7 @@ import yaml
 
 from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, variant_named
 from tablestorm.services.table.convert import MAX_CLOCK_SECONDS
-from tablestorm.sim.bots.strategies import BOT_KINDS
+from tablestorm.sim.bots.kinds import BOT_KINDS
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, InputError
 from tablestorm.sim.load.thresholds import parse as parse_threshold

@@ -34,7 +34,7 @@ from typing import Any, Final
 import yaml
 
 from tablestorm.services.director.structure import StructureError, TournamentStructure
-from tablestorm.sim.bots.strategies import BOT_KINDS
+from tablestorm.sim.bots.kinds import BOT_KINDS
 from tablestorm.sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, InputError
 from tablestorm.sim.load.scenario import checked_mapping, distribution
 from tablestorm.sim.schedule.forecast import ENTRANT_KINDS, MINIMUM_FIELD, ArrivalCurve, EntrantForecast, HourlyRate

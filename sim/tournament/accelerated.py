@@ -35,7 +35,8 @@ from tablestorm.services.director.structure import TournamentStructure
 from tablestorm.services.engine import Action, ActionKind, Hand, Stakes
 from tablestorm.services.engine.tournament_table import TournamentTable
 from tablestorm.services.tournament.convert import wire_table_id
-from tablestorm.sim.bots.strategies import Strategy, strategy_for
+from tablestorm.sim.bots.kinds import strategy_for
+from tablestorm.sim.bots.strategies import Strategy
 from tablestorm.sim.tournament.profiles import (
     DEFAULT_PROFILES,
     ONLINE_DEALING,

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 import ray
 
 from tablestorm.services.api import tournament_pb2_grpc as trpc

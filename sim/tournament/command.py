@@ -55,7 +55,7 @@ class TournamentArgs:
 def parse_mix(text: str) -> dict[str, float]:
     """``--bots``: ``KIND[=WEIGHT],...`` (``strength``, ``strength=3,random=1``) over the bot kinds
     of ``tablestorm.sim.bots.strategies``; InputError naming the flag."""
-    from tablestorm.sim.bots.strategies import BOT_KINDS
+    from tablestorm.sim.bots.kinds import BOT_KINDS
 
     mix: dict[str, float] = {}
     for item in text.split(","):

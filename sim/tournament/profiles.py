@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tablestorm.services.engine.events import CardsDealt, CommunityCard, Drew, Event
-from tablestorm.sim.bots.strategies import BOT_KINDS
+from tablestorm.sim.bots.kinds import BOT_KINDS
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.scenario import apportion
 

@@ -10,7 +10,8 @@
 * :mod:`.lifecycle`: the bot's phase (joining, playing, dropped, resuming, leaving, stood up, gave
   up, stopped) and its transitions;
 * :mod:`.bot`: the :class:`Bot` that puts them to work, with :mod:`.config` (its seat and its
-  fleet's knobs) and :mod:`.tally` (the counters a fleet's bots share).
+  fleet's knobs), :mod:`.tally` (the counters a fleet's bots share) and :mod:`.backoff` (the waits
+  between retries, which the tournament player's retries use too).
 
 Hands are counted once per table, not once per bot: by the bot in the lowest seat of the hand that
 is still seated when it ends (every bot sees the same events, so they agree without talking). A

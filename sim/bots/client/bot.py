@@ -28,13 +28,15 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Final, Protocol
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.rpc.errors import STATUS_BY_NUMBER
 from tablestorm.sim.bots.client.attribution import Attribution
+from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.client.config import Assignment, BotConfig, Resolver
 from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
 from tablestorm.sim.bots.client.protocol import KIND_NUMBERS
@@ -42,14 +44,13 @@ from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, Referee, Turn
 from tablestorm.sim.bots.client.tally import Return, Tally
 from tablestorm.sim.bots.client.tracker import REBUY, SIT_IN, HandTracker
 from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, token_metadata
-from tablestorm.sim.bots.strategies import Action, Strategy, leaving_action, strategy_for
+from tablestorm.sim.bots.strategies import Action, Strategy, leaving_action
 from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
 
 __all__ = ["Bot"]
 
 log = logging.getLogger(__name__)
 
-_STATUS_NAMES: Final = {code.value[0]: code.name for code in grpc.StatusCode}
 _POLL_STREAMING: Final = 5.0
 _POLL_WITHOUT_STREAM: Final = 1.0
 """Seconds between StandUp attempts of a stopping bot still live in a hand."""
@@ -81,6 +82,7 @@ class Bot:
         "_client",
         "_config",
         "_hand_over",
+        "_jitter",
         "_leave_gate",
         "_lifecycle",
         "_next_id",
@@ -135,9 +137,7 @@ class Bot:
         self.player_id = assignment.player_id
         self.kind = assignment.bot_kind
         self.think = assignment.think
-        self.strategy = strategy or strategy_for(
-            self.kind, sleep_probability=config.sleep_probability, drop_interval=config.flaky_interval
-        )
+        self.strategy = strategy or config.strategy(self.kind)
         self.rng = random.Random(assignment.seed) if rng is None else rng
         self._turn_hook = on_turn
         self._pool = pool
@@ -162,6 +162,8 @@ class Bot:
         self._welcomed = asyncio.Event()
         self._hand_over = asyncio.Event()
         self._next_id = 0
+        self._jitter: random.Random | None = None
+        """The backoff's draws (see :meth:`_waits`)."""
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -299,9 +301,8 @@ class Bot:
         failed, and a retry after a shorter deadline would only queue again. Running out of
         ``stop_timeout`` is one DEADLINE_EXCEEDED; any other failure is counted as it happens.
         """
-        config = self._config
-        deadline = time.monotonic() + config.stop_timeout
-        backoff = config.backoff[0]
+        deadline = time.monotonic() + self._config.stop_timeout
+        waits = self._waits()
         sit_out = True
         while (remaining := deadline - time.monotonic()) > 0:
             self._hand_over.clear()
@@ -320,8 +321,7 @@ class Bot:
                         self._error(code)
                         if code in GIVE_UP:
                             return 0
-                        await asyncio.sleep(min(backoff, remaining))
-                        backoff = min(2 * backoff, config.backoff[1])
+                        await asyncio.sleep(min(next(waits), remaining))
                         await self._relocate()
                         continue
                     sit_out = True  # dealt into a hand: maybe after an earlier SitOut was undone
@@ -433,13 +433,12 @@ class Bot:
 
     async def _stream_on(self) -> None:
         """Reopen and resume the stream after drops and retryable failures (the lifecycle says which)."""
-        config = self._config
-        backoff = config.backoff[0]
+        waits = self._waits()
         trouble_since: float | None = None
         while True:
             code = await self._session()
             if self._welcomed.is_set():
-                trouble_since, backoff = None, config.backoff[0]
+                trouble_since, waits = None, self._waits()
             then, counts = self._lifecycle.after_stream(code, dealt_in=self._tracker.dealt_in)
             if counts:
                 self._error(code)
@@ -452,12 +451,19 @@ class Bot:
                 continue
             now = time.monotonic()
             trouble_since = now if trouble_since is None else trouble_since
-            if now - trouble_since > config.reconnect_window:
+            if now - trouble_since > self._config.reconnect_window:
                 self._lifecycle.give_up()
                 return
-            await asyncio.sleep(backoff * self.rng.uniform(0.5, 1.0))
-            backoff = min(2 * backoff, config.backoff[1])
+            await asyncio.sleep(next(waits))
             await self._relocate()
+
+    def _waits(self) -> Iterator[float]:
+        """A retry loop's waits (:func:`.backoff.backoff`). Their jitter is a stream of its own, not
+        ``rng`` (retries must not shift a player's decisions), made at the first wait: most bots
+        never retry."""
+        if self._jitter is None:
+            self._jitter = random.Random(f"tablestorm/backoff|{self.table_id}|{self.seat}|{self.player_id}")
+        yield from backoff(*self._config.backoff, self._jitter)
 
     async def _session(self) -> grpc.StatusCode:
         """One Play stream from Hello to its end; returns the status it ended with."""
@@ -541,7 +547,8 @@ class Bot:
             elif code == LATE:
                 self._tally.late_actions += 1
             else:
-                self._error(_STATUS_NAMES.get(code, str(code)))
+                status = STATUS_BY_NUMBER.get(code)
+                self._error(str(code) if status is None else status)
         self._referee.settled.clear()
 
     def _count_hands(self) -> None:

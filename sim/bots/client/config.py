@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
+from tablestorm.sim.bots.kinds import strategy_for
+from tablestorm.sim.bots.strategies import Strategy
 from tablestorm.sim.distributions import Distribution
 
 __all__ = ["NO_THINK", "Assignment", "BotConfig", "Resolver"]
@@ -40,12 +42,12 @@ class Assignment:
 class BotConfig:
     """Knobs shared by the bots of a fleet (defaults suit a load test with a 10 s clock)."""
 
-    sleep_probability: float = 0.15
-    """Sleepers let the clock run out on this fraction of their turns."""
-    flaky_interval: tuple[float, float] = (20.0, 60.0)
-    """Flaky bots drop their stream after a uniform draw from this range of seconds, each time."""
+    strategies: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Knobs of the bot kinds, by kind, e.g. ``{"sleeper": {"sleep_probability": 0.3}}`` (the
+    fields of the kind's class in ``tablestorm.sim.bots.strategies``); the rest keep their defaults."""
     backoff: tuple[float, float] = (0.2, 5.0)
-    """First and largest wait before reopening a failed stream (doubling, with jitter)."""
+    """First and largest wait between retries (a failed stream, a refused stand-up, a tournament
+    player's Watch or seat start): doubling, with jitter (see :mod:`.backoff`)."""
     reconnect_window: float = 120.0
     """A bot that cannot get a stream back for this long gives up."""
     stop_timeout: float = 120.0
@@ -62,3 +64,11 @@ class BotConfig:
     """How a stopping bot leaves a hand it is live in. False: it checks or folds at once on each
     turn, so the hand (and the stop) is over in moments. True: it sends nothing and the clock acts
     for it (CLOCK-2), like a player who walked away; every such turn lasts the whole clock."""
+
+    def __post_init__(self) -> None:
+        for kind in self.strategies:
+            self.strategy(kind)  # a bad kind or knob is refused here, not at the first bot of the kind
+
+    def strategy(self, kind: str) -> Strategy:
+        """The strategy of bot kind ``kind`` with this config's knobs for it."""
+        return strategy_for(kind, self.strategies.get(kind))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 __all__ = ["GIVE_UP", "Lifecycle", "Next", "Phase"]
 

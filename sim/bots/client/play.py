@@ -36,10 +36,11 @@ from collections.abc import Callable
 from typing import Final
 from urllib.parse import unquote
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 import hpack
 
 from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.rpc.errors import STATUS_BY_NUMBER
 
 __all__ = ["ALPN", "PLAY_PATH", "Deliver", "PlayConnection", "PlayStream"]
 
@@ -84,7 +85,6 @@ DECODED: Final = 2048
 dropped whole when the newer fills). The streams of a table read equal bytes within milliseconds."""
 
 _UNAVAILABLE: Final = grpc.StatusCode.UNAVAILABLE
-_STATUS_BY_NUMBER: Final = {code.value[0]: code for code in grpc.StatusCode}
 _RESET_STATUS: Final = {
     CANCEL: grpc.StatusCode.CANCELLED,
     REFUSED_STREAM: _UNAVAILABLE,
@@ -180,7 +180,7 @@ class PlayStream:
             return
         status = headers.get("grpc-status")
         if status is not None:
-            code = _STATUS_BY_NUMBER.get(int(status), grpc.StatusCode.UNKNOWN)
+            code = STATUS_BY_NUMBER.get(int(status), grpc.StatusCode.UNKNOWN)
             self._end(code, unquote(headers.get("grpc-message", "")))
             return
         http = (self._headers or headers).get(":status", "")

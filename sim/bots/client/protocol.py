@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Final, cast
 
 from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine.visibility import HIDDEN
 from tablestorm.services.table.convert import STRUCTURE_FROM_PB
 
 __all__ = ["HIDDEN", "KIND_NAMES", "KIND_NUMBERS", "OUTCOME_NAMES", "PLAYABLE", "STRUCTURE_NAMES"]
 
-HIDDEN: Final = -1
-"""CARD_HIDDEN: a face-down card the receiver may not see. Real cards are 0..51, so one ``max``
-(or ``min``) of a card list tells whether any card in it is visible (or hidden)."""
+# HIDDEN is the proto's CARD_HIDDEN (the server encodes cards with it: services/table/convert.py): a
+# face-down card the receiver may not see. Real cards are 0..51, so one ``max`` (or ``min``) of a
+# card list tells whether any card in it is visible (or hidden).
 
 KIND_NUMBERS: Final = {
     name.removeprefix("ACTION_KIND_").lower(): cast("pb.ActionKind", number) for name, number in pb.ActionKind.items()

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, NamedTuple, Protocol
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.sim.bots.client.protocol import HIDDEN, KIND_NAMES, OUTCOME_NAMES, PLAYABLE

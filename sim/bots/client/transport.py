@@ -14,23 +14,23 @@ import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-import grpc  # type: ignore[import-untyped, unused-ignore]  # typed once types-grpcio is installed
+import grpc
 
 from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.table.auth import SEAT_METADATA_KEY
 from tablestorm.sim.bots.client.play import ALPN, Deliver, PlayConnection, PlayStream
 
 if TYPE_CHECKING:
     from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
 
-__all__ = ["TOKEN_KEY", "ChannelPool", "TableClient", "Tls", "token_metadata"]
+__all__ = ["ChannelPool", "TableClient", "Tls", "token_metadata"]
 
-TOKEN_KEY: Final = "x-seat-token"
 _CHANNEL_OPTIONS: Final = [("grpc.use_local_subchannel_pool", 1)]
 
 
 def token_metadata(token: str) -> tuple[tuple[str, str]]:
     """The metadata of a seat call: the seat token."""
-    return ((TOKEN_KEY, token),)
+    return ((SEAT_METADATA_KEY, token),)
 
 
 @dataclass(frozen=True, slots=True)
