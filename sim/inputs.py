@@ -1,38 +1,50 @@
-"""What a number given to tablestorm may be, written once for the command line and the scenario files.
+"""The shared input module: the rules for what is given to tablestorm, written once for the command
+line and the input files (scenarios, schedules), and the readers the commands share.
 
 A :class:`Bound` is a data row: whole or not, the smallest and the largest value. The scenario
-parser checks a YAML value against a row (:meth:`Bound.check`, the message starts with the field's
-path); the command line checks a flag against the same row (:func:`flag`, argparse prefixes the
-flag's name and exits with status 2). So ``duration_s: 0`` in a file and ``--duration 0`` on the
-command line are refused by one rule, in the same words, before anything starts.
+parser checks a YAML value against a row (:meth:`Bound.check`, a
+:class:`~tablestorm.services.fields.FieldError` naming the field's path); the command line checks a
+flag against the same row (:func:`flag`, argparse prefixes the flag's name and exits with status
+2). So ``duration_s: 0`` in a file and ``--duration 0`` on the command line are refused by one
+rule, in the same words, before anything starts. The engine's names (:data:`GAMES`,
+:data:`STRUCTURES`) are offered as ``choices`` the same way, read from the engine's own registries.
 
-This module imports nothing of the engine or the services: building the command-line parser
-must stay instant (``tablestorm --help``).
+This module imports nothing of the engine or the services but :mod:`tablestorm.services.fields`:
+building the command-line parser must stay instant (``tablestorm --help``).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+import os
+import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from tablestorm.services.fields import FieldError, mapping, number_problem
+from tablestorm.sim.distributions import Distribution
 
 __all__ = [
     "COUNT",
+    "DISTRIBUTION_KEYS",
+    "GAMES",
     "NON_NEGATIVE",
     "PORT",
     "PROBABILITY",
     "SEED",
+    "STRUCTURES",
     "WHOLE",
     "Bound",
-    "InputError",
+    "apportion",
+    "distribution",
     "flag",
+    "writable",
 ]
 
-
-class InputError(ValueError):
-    """A value that cannot work; the message starts with where it came from (a field or a flag)."""
+K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +57,9 @@ class Bound:
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` is refused, or None when it is accepted."""
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"expected a number, got {value!r}"
-        if self.integer and not (math.isfinite(value) and float(value).is_integer()):
-            return f"expected a whole number, got {value!r}"
+        problem = number_problem(value, integer=self.integer)
+        if problem is not None:
+            return problem
         if not math.isfinite(value) or value < self.minimum:
             return f"must be at least {_show(self.minimum)}, got {_show(value)}"
         if value > self.maximum:
@@ -56,10 +67,10 @@ class Bound:
         return None
 
     def check(self, value: Any, where: str) -> Any:
-        """``value`` as an int or a float; :class:`InputError` naming ``where`` when refused."""
+        """``value`` as an int or a float; :class:`FieldError` naming ``where`` when refused."""
         problem = self.problem(value)
         if problem is not None:
-            raise InputError(f"{where}: {problem}")
+            raise FieldError(where, problem)
         return int(value) if self.integer else float(value)
 
     def parse(self, text: str) -> Any:
@@ -104,3 +115,101 @@ PORT: Final = Bound(maximum=65535, integer=True)
 """A TCP port; 0 lets the system pick a free one."""
 SEED: Final = Bound(maximum=2**63 - 1, integer=True)
 """TABLE-2: a table's seed is a uint64 on the wire, and a run's tables take seed, seed + 1, ..."""
+
+
+class _Registry(Sequence[str]):
+    """A registry's names as argparse ``choices``, read from the registry when first asked for:
+    ``tablestorm --help`` stays instant (the engine takes seconds to import), and the names are
+    defined once, where the games and structures are."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]) -> None:
+        self._names = names
+        self._cache: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._cache is None:
+            self._cache = tuple(self._names())
+        return self._cache
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same names (the registry's own tuple, say)."""
+        return isinstance(other, Sequence) and self._all() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to tuples, so not hashable
+
+
+def _games() -> Sequence[str]:
+    from tablestorm.services.engine import VARIANTS
+
+    return tuple(VARIANTS)
+
+
+def _structures() -> Sequence[str]:
+    from tablestorm.services.engine import Structure
+
+    return tuple(s.value for s in Structure)
+
+
+GAMES: Final = _Registry(_games)
+"""The engine's games (``tablestorm.services.engine.VARIANTS``), for ``--game``."""
+STRUCTURES: Final = _Registry(_structures)
+"""The engine's betting structures (``tablestorm.services.engine.Structure``), for ``--structure``/``--betting``."""
+
+
+DISTRIBUTION_KEYS: Final = ("dist", "value", "mean", "min", "max")
+"""The keys of a distribution of seconds in a file (docs/scenarios.md: ``think_s``, ``session_s``)."""
+
+
+def distribution(value: Any, path: str) -> Distribution:
+    """A number (a fixed time) or a mapping of :data:`DISTRIBUTION_KEYS`; :class:`FieldError` naming ``path``."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return Distribution("fixed", NON_NEGATIVE.check(value, path))
+    spec = mapping(value, path, DISTRIBUTION_KEYS, optional=True)
+    kind = spec.get("dist", "fixed")
+    if kind == "fixed":
+        return Distribution("fixed", NON_NEGATIVE.check(spec.get("value", 0.0), f"{path}.value"))
+    if kind == "exponential":
+        return Distribution("exponential", NON_NEGATIVE.check(spec.get("mean", 1.0), f"{path}.mean"))
+    if kind == "uniform":
+        low = NON_NEGATIVE.check(spec.get("min", 0.0), f"{path}.min")
+        high = NON_NEGATIVE.check(spec.get("max", 1.0), f"{path}.max")
+        if high < low:
+            raise FieldError(f"{path}.max", f"must not be below {path}.min")
+        return Distribution("uniform", (low + high) / 2, low, high)
+    raise FieldError(f"{path}.dist", f"expected fixed, uniform or exponential, got {kind!r}")
+
+
+def apportion(weights: Mapping[K, float], count: int, rng: random.Random) -> list[K]:
+    """``count`` keys of ``weights`` in their proportions (largest remainders), shuffled by ``rng``."""
+    total = sum(weights.values())
+    shares = {k: count * w / total for k, w in weights.items() if w > 0}
+    keys = [k for k, share in shares.items() for _ in range(int(share))]
+    by_remainder = sorted(shares, key=lambda k: shares[k] - int(shares[k]), reverse=True)
+    keys += by_remainder[: count - len(keys)]
+    rng.shuffle(keys)
+    return keys
+
+
+def writable(path: Path, flag: str, *, directory: bool) -> Path:
+    """``path`` can be written (as a directory or a file) once the run ends; nothing created yet."""
+    if directory and path.exists() and not path.is_dir():
+        raise FieldError(flag, f"{path} exists and is not a directory")
+    if not directory and path.is_dir():
+        raise FieldError(flag, f"{path} is a directory, not a file")
+    ancestor = path if directory and path.is_dir() else path.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise FieldError(flag, f"{ancestor} is a file, so {path} cannot be created")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise FieldError(flag, f"{ancestor} is not writable")
+    return path

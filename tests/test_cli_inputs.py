@@ -159,7 +159,7 @@ SERVE_CASES = {
     "max-tables-zero": (["--max-tables", "0"], "argument --max-tables: must be at least 1, got 0"),
     "drain-seconds-negative": (["--drain-seconds", "-1"], "argument --drain-seconds: must be at least 0, got -1"),
     "hand-pause-negative": (["--hand-pause", "-0.5"], "argument --hand-pause: must be at least 0, got -0.5"),
-    "tls-cert-alone": (["--tls-cert", "cert.pem"], "tablestorm serve: --tls-cert and --tls-key go together"),
+    "tls-cert-alone": (["--tls-cert", "cert.pem"], "tablestorm serve: --tls-cert: needs --tls-key (they go together)"),
     "tls-files-missing": (
         ["--tls-cert", "nosuch.pem", "--tls-key", "nosuch.pem"],
         "tablestorm serve: --tls-cert: cannot read nosuch.pem: No such file or directory",

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tablestorm.sim import inputs
 from tablestorm.sim.load import scenario as scenarios
 from tablestorm.sim.load.report import HISTORY_COLUMNS
 from tablestorm.sim.load.stats import RunStats
@@ -99,7 +100,7 @@ def test_documented_scenario_keys_are_the_parsers() -> None:
     assert tuple(_keys("## Scenario keys")) == scenarios.SCENARIO_KEYS
     assert tuple(_keys("### Games (`games[]`)")) == scenarios.GAME_KEYS
     assert tuple(_keys("### Stages (`stages[]`)")) == scenarios.STAGE_KEYS
-    assert tuple(_keys("### Distributions (`think_s`, `session_s`)")) == scenarios.DISTRIBUTION_KEYS
+    assert tuple(_keys("### Distributions (`think_s`, `session_s`)")) == inputs.DISTRIBUTION_KEYS
     kinds = " ".join(SCENARIOS_DOC.split("### Bot kinds (`bot_mix`)", 1)[1].split("###", 1)[0].split())
     assert re.findall(r"`(\w+)` \(", kinds) == list(scenarios.BOT_KINDS)
 

@@ -28,6 +28,7 @@ from xml.etree import ElementTree
 import pytest
 from loopback import connections_of, outside_loopback
 
+from tablestorm.services.fields import FieldError
 from tablestorm.services.table.ledger import LedgerEntry, SeatRecord
 from tablestorm.sim.cli import main as cli_main
 from tablestorm.sim.cluster import connection
@@ -36,7 +37,7 @@ from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.chaos import ChaosEvent
 from tablestorm.sim.load.driver import LoadTest, RunResult
 from tablestorm.sim.load.registry import ChipCount, Registry
-from tablestorm.sim.load.scenario import BOT_KINDS, Scenario, ScenarioError, from_mapping, load
+from tablestorm.sim.load.scenario import BOT_KINDS, Scenario, from_mapping, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "sim" / "scenarios"
@@ -119,7 +120,7 @@ def test_example_scenarios_cover_the_load_shapes() -> None:
     ],
 )
 def test_bad_scenario_field_is_named(data: Any, field: str) -> None:
-    with pytest.raises(ScenarioError) as error:
+    with pytest.raises(FieldError) as error:
         from_mapping(data)
     assert str(error.value).startswith(field), str(error.value)
 
@@ -127,12 +128,12 @@ def test_bad_scenario_field_is_named(data: Any, field: str) -> None:
 def test_scenario_file_errors_name_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("games:\n  - {game: 7stud, seats: 12}\n")
-    with pytest.raises(ScenarioError, match=r"bad\.yaml\.games\[0\]\.seats:"):
+    with pytest.raises(FieldError, match=r"bad\.yaml\.games\[0\]\.seats:"):
         load(bad)
     bad.write_text("games: [\n")
-    with pytest.raises(ScenarioError, match="not valid YAML"):
+    with pytest.raises(FieldError, match="not valid YAML"):
         load(bad)
-    with pytest.raises(ScenarioError, match="cannot read"):
+    with pytest.raises(FieldError, match="cannot read"):
         load(tmp_path / "missing.yaml")
 
 

@@ -519,7 +519,7 @@ def test_malformed_files_name_the_field(old: str, new: str, field: str, message:
     with pytest.raises(phh.PhhFormatError) as caught:
         phh.replay(phh.loads(text.replace(old, new, 1)))
     assert caught.value.field == field
-    assert message in caught.value.message
+    assert message in caught.value.reason
 
 
 def test_short_stack_needs_ante_trimming() -> None:  # BET-7

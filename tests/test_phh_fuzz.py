@@ -212,29 +212,29 @@ def test_regression_base_history_replays() -> None:
 
 def test_regression_an_integer_too_long_to_read() -> None:
     error = malformed(STUD.replace("hand = 1", "hand = " + "9" * 5000))  # tomllib: int() refuses it
-    assert error.field == "toml" and "4300 digits" in error.message
+    assert error.field == "toml" and "4300 digits" in error.reason
 
 
 def test_regression_arrays_nested_too_deep_for_the_toml_parser() -> None:
     error = malformed(STUD + "deep = " + "{a = " * 1000 + "1" + "}" * 1000 + "\n")  # RecursionError
-    assert (error.field, error.message) == ("toml", "arrays or tables nested too deeply")
+    assert (error.field, error.reason) == ("toml", "arrays or tables nested too deeply")
 
 
 def test_regression_stud_blinds_that_are_not_an_array() -> None:
     error = malformed(STUD.replace("antes = [0, 0]", "antes = [0, 0]\nblinds_or_straddles = 5"))  # any(5)
-    assert (error.field, error.message) == ("blinds_or_straddles", "stud games have no blinds")
+    assert (error.field, error.reason) == ("blinds_or_straddles", "stud games have no blinds")
 
 
 def test_regression_a_player_label_with_thousands_of_digits() -> None:
     label = "p" + "9" * 5000  # int() refused it
     error = malformed(STUD.replace('"p1 cc"', f'"{label} cc"', 1))
-    assert (error.field, error.message) == ("actions[3]", f"{label!r} is not a player (p1..p2)")
+    assert (error.field, error.reason) == ("actions[3]", f"{label!r} is not a player (p1..p2)")
 
 
 def test_regression_a_bet_with_thousands_of_digits() -> None:
     text = STUD.replace('"p1 cc"', '"p1 cbr ' + "9" * 5000 + '"', 1)
     error = malformed(text)
-    assert error.field.startswith("actions[") and error.message.startswith("bad amount")
+    assert error.field.startswith("actions[") and error.reason.startswith("bad amount")
 
 
 def test_regression_a_timeout_outcome_that_is_not_a_string() -> None:
@@ -266,4 +266,4 @@ def test_regression_the_board_short_of_its_community_card() -> None:
     history has no community card; naming the board (player -1) as a label raised ValueError."""
     eight = next(text for text in seed_histories() if "d db " in text)
     error = malformed(re.sub(r'  "d db ..",\n', "", eight))
-    assert (error.field, error.message) == ("actions", "the history deals the board fewer cards than the game does")
+    assert (error.field, error.reason) == ("actions", "the history deals the board fewer cards than the game does")

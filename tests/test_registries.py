@@ -8,7 +8,7 @@ from tablestorm.services.engine import VARIANTS, Structure
 from tablestorm.services.engine.phh.codes import PHH_CODES, phh_code
 from tablestorm.sim.bots import kinds, strategies
 from tablestorm.sim.bots.client.protocol import STRUCTURE_NAMES
-from tablestorm.sim.cli import _build_parser
+from tablestorm.sim.cli import COMMANDS, _build_parser
 from tablestorm.sim.load.scenario import BOT_KINDS, DEFAULT_BOT_MIX
 
 
@@ -37,6 +37,14 @@ def test_the_cli_offers_exactly_the_registered_games_and_structures() -> None:
     assert _choices("load", "--game") == list(VARIANTS)
     assert _choices("simulate", "--structure") == [s.value for s in Structure]
     assert _choices("structure", "--betting") == [s.value for s in Structure]
+
+
+def test_each_command_row_registers_the_command_of_its_name() -> None:
+    """``tablestorm NAME`` runs the module of NAME's row: a module registers its own name and no other."""
+    for name, command in COMMANDS.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        command.register(sub)
+        assert list(sub.choices) == [name]
 
 
 def test_bot_kinds_are_the_kinds_registry() -> None:

@@ -14,9 +14,10 @@ from schedule_data import ONLINE_DAY, QUICK, ROOT
 from test_docs import _table as markdown_table
 
 from tablestorm.services.engine import VARIANTS
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.cli import main
 from tablestorm.sim.schedule import spec
-from tablestorm.sim.schedule.spec import ScheduleError, SitAndGos, Tournament, load_schedule, schedule_from_mapping
+from tablestorm.sim.schedule.spec import SitAndGos, Tournament, load_schedule, schedule_from_mapping
 from tablestorm.sim.tournament.profiles import DealingModel
 
 DOC = (ROOT / "docs" / "schedules.md").read_text()
@@ -120,28 +121,28 @@ BAD = [
 
 @pytest.mark.parametrize(("path", "value", "message"), BAD, ids=[f"{p}={v!r}" for p, v, _ in BAD])
 def test_a_bad_value_is_refused_naming_the_file_and_the_field(path: str, value: Any, message: str) -> None:
-    with pytest.raises(ScheduleError) as caught:
+    with pytest.raises(FieldError) as caught:
         _parse(_set(_minimal(), path, value))
     assert str(caught.value).startswith(f"day.yaml: {message}"), str(caught.value)
 
 
 def test_what_the_structure_does_not_offer_is_refused() -> None:
     draw_nl = _set(_minimal(), "tournaments[0].structure", "../tournaments/draw-nl-mtt.yaml")  # no re-entry
-    with pytest.raises(ScheduleError, match=r"tournaments\[0\]\.reentry_rate: the structure .* allows no re-entry"):
+    with pytest.raises(FieldError, match=r"tournaments\[0\]\.reentry_rate: the structure .* allows no re-entry"):
         _parse(_set(draw_nl, "tournaments[0].reentry_rate", 0.2))
     turbo = _set(_minimal(), "tournaments[0].structure", "../tournaments/5stud-sng.yaml")
-    with pytest.raises(ScheduleError, match=r"late_registration\.share: the structure .* has no late_registration"):
+    with pytest.raises(FieldError, match=r"late_registration\.share: the structure .* has no late_registration"):
         _parse(_set(turbo, "tournaments[0].late_registration", {"share": 0.2}))
     sng = {"sit_and_gos": [{"name": "s", "structure": "../tournaments/stud-mtt.yaml", "arrivals_per_minute": 1}]}
-    with pytest.raises(ScheduleError, match=r"sit_and_gos\[0\]\.structure: .* sets no max_entrants"):
+    with pytest.raises(FieldError, match=r"sit_and_gos\[0\]\.structure: .* sets no max_entrants"):
         _parse(sng)
     hours = {"sit_and_gos": [{"name": "s", "structure": "../tournaments/5stud-sng.yaml",
                               "arrivals_per_minute": [1, 2]}]}
-    with pytest.raises(ScheduleError, match=r"sit_and_gos\[0\]\.arrivals_per_minute: expected one rate or 24"):
+    with pytest.raises(FieldError, match=r"sit_and_gos\[0\]\.arrivals_per_minute: expected one rate or 24"):
         _parse(hours)
     twice = _minimal()
     twice["tournaments"].append(dict(twice["tournaments"][0]))
-    with pytest.raises(ScheduleError, match="name: 'Stud' is used twice"):
+    with pytest.raises(FieldError, match="name: 'Stud' is used twice"):
         _parse(twice)
 
 

@@ -186,7 +186,8 @@ FLAG_CASES = {
         "--tls-client-ca: junk is not a PEM file",
     ),
     "tournaments-cert-without-key": (
-        ["serve-tournaments", "--tables", "h:5", "--tls-cert", "cert.pem"], "--tls-cert and --tls-key go together"
+        ["serve-tournaments", "--tables", "h:5", "--tls-cert", "cert.pem"],
+        "--tls-cert: needs --tls-key (they go together)",
     ),
     "tournaments-tables-cert-without-ca": (
         ["serve-tournaments", "--tables", "h:5", "--tables-cert", "cert.pem", "--tables-key", "key.pem"],

@@ -23,12 +23,12 @@ from tablestorm.services.director.advisor import (
     FINAL_BIG_BET_CHIPS,
     FIRST_BIG_BET_STACKS,
     MAX_PLAY_LEVELS,
-    AdviceError,
     StructureRequest,
     denomination,
     suggest,
 )
 from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure
+from tablestorm.services.fields import FieldError
 from tablestorm.sim import cli
 
 BIN = Path(sys.executable).parent
@@ -161,7 +161,7 @@ def test_no_limit_draw_levels_are_blinds_and_an_ante() -> None:
 )
 def test_bad_requests_name_the_field(changes: dict[str, Any], field: str) -> None:
     fields: dict[str, Any] = {"game": "7stud", "entrants": 100, "starting_stack": 3000, "target_hours": 4}
-    with pytest.raises(AdviceError, match=f"^{field}: ") as caught:
+    with pytest.raises(FieldError, match=f"^{field}: ") as caught:
         suggest(StructureRequest(**{**fields, **changes}))
     assert caught.value.field == field
 
@@ -189,7 +189,7 @@ def test_tourn1_any_request(
                                breaks_every=breaks_every)
     try:
         structure = suggest(request)
-    except AdviceError as exc:
+    except FieldError as exc:
         assert exc.field == "target_hours"
         assert hours * 60 < 2 * minutes or hours * 60 > MAX_PLAY_LEVELS * minutes
         return

@@ -16,9 +16,9 @@ from test_play import Reader, run_async, welcomed
 from tls_certs import make_tls_files
 
 from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.bots.client import ChannelPool, Tls
 from tablestorm.sim.bots.client.play import PlayConnection
-from tablestorm.sim.inputs import InputError
 from tablestorm.sim.load.given_servers import Target, probe
 
 
@@ -66,7 +66,7 @@ def test_a_server_another_ca_signed_is_refused(tmp_path: Path) -> None:
             await client.close()
 
         connect()
-        with pytest.raises(InputError, match=rf"^--target {server.endpoint}: no TableService answered within 5 s"):
+        with pytest.raises(FieldError, match=rf"^--target {server.endpoint}: no TableService answered within 5 s"):
             probe(Target((server.endpoint,), tls_ca=other.ca.read_bytes()), 5.0)
         probe(Target((server.endpoint,), tls_ca=served.ca.read_bytes()), 5.0)
 
@@ -96,8 +96,8 @@ def test_probe_names_a_plaintext_server_asked_for_tls_and_one_that_is_not_there(
     files = make_tls_files(tmp_path)
     with serve() as plain:
         probe(Target((plain.endpoint,)), 5.0)
-        with pytest.raises(InputError, match=rf"^--target {plain.endpoint}: no TableService answered within 5 s"):
+        with pytest.raises(FieldError, match=rf"^--target {plain.endpoint}: no TableService answered within 5 s"):
             probe(Target((plain.endpoint,), tls_ca=files.ca.read_bytes()), 5.0)
-    with pytest.raises(InputError, match=rf"^--target {plain.endpoint}: .*UNAVAILABLE"):
+    with pytest.raises(FieldError, match=rf"^--target {plain.endpoint}: .*UNAVAILABLE"):
         probe(Target((plain.endpoint,)), 2.0)  # stopped now: nothing listens there
 

@@ -16,10 +16,10 @@ from tablestorm.services.director.structure import (
     Payouts,
     Rebuys,
     Reentry,
-    StructureError,
     structure_from_mapping,
 )
 from tablestorm.services.engine import SEVEN_TO_ACE_DRAW, Stakes, Structure
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.tournament.structure_file import load_structure
 
 EXAMPLE = """
@@ -120,24 +120,24 @@ def test_defaults_and_the_draw_game() -> None:
     ],
 )
 def test_bad_values_name_their_field(data: Any, message: str) -> None:
-    with pytest.raises(StructureError, match="^" + re.escape(f"mtt.yaml: {message}")):
+    with pytest.raises(FieldError, match="^" + re.escape(f"mtt.yaml: {message}")):
         structure_from_mapping(data, "mtt.yaml")
 
 
 def test_draw_levels_name_the_blinds_and_the_limit_bets() -> None:
     fixed = {"game": "7a5draw", "starting_stack": 100, "levels": [{"duration_s": 60, "small_blind": 1, "big_blind": 2}]}
-    with pytest.raises(StructureError, match=r"levels\[0\].small_bet: required"):
+    with pytest.raises(FieldError, match=r"levels\[0\].small_bet: required"):
         structure_from_mapping(fixed)
     level = {"duration_s": 60, "small_blind": 1, "big_blind": 2, "small_bet": 2}
     pot = {**fixed, "betting": "pot_limit", "levels": [level]}
-    with pytest.raises(StructureError, match=r"levels\[0\].small_bet: unknown field"):
+    with pytest.raises(FieldError, match=r"levels\[0\].small_bet: unknown field"):
         structure_from_mapping(pot)
 
 
 def test_unreadable_files_name_the_file(tmp_path: Path) -> None:
-    with pytest.raises(StructureError, match=r"missing\.yaml: cannot read"):
+    with pytest.raises(FieldError, match=r"missing\.yaml: cannot read"):
         load_structure(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("levels: [")
-    with pytest.raises(StructureError, match=r"bad\.yaml: not valid YAML"):
+    with pytest.raises(FieldError, match=r"bad\.yaml: not valid YAML"):
         load_structure(bad)

@@ -119,7 +119,7 @@ def test_each_hand_uses_the_stakes_it_was_dealt_with() -> None:  # TOURN-1
     bring_in = t.hand.legal_actions()[0]
     assert (bring_in.kind, bring_in.min) == (ActionKind.BRING_IN, 4)
     play_passively(t)
-    with pytest.raises(TableError, match=r"bring_in must be between 1 and stakes\.small_bet"):
+    with pytest.raises(TableError, match=r"bring_in: must be between 1 and stakes\.small_bet"):
         t.start_hand(Stakes(small_bet=4, big_bet=8, ante=1, bring_in=9))
     assert t.hand is None and t.hand_number == 2
 

@@ -27,11 +27,7 @@ from tablestorm.services.director.director import (
     Standing,
     TableSummary,
 )
-from tablestorm.services.director.structure import (
-    StructureError,
-    TournamentStructure,
-    structure_from_mapping,
-)
+from tablestorm.services.director.structure import TournamentStructure, structure_from_mapping
 
 __all__ = [
     "AddChips",
@@ -48,7 +44,6 @@ __all__ = [
     "SeatPlayer",
     "SetAway",
     "Standing",
-    "StructureError",
     "TableSummary",
     "TournamentFinished",
     "TournamentStructure",

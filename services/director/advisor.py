@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablestorm.services.engine.variants import Stakes, Structure, Variant, variant_named
+from tablestorm.services.fields import FieldError
 
 FIRST_BIG_BET_STACKS = 75
 """The first level's big bet is about the starting stack over this."""
@@ -49,15 +50,6 @@ MAX_PLAY_LEVELS = 500
 
 MAX_CHIPS = 10**18
 """The most chips a requested tournament may hold (every level then stays within the denominations)."""
-
-
-class AdviceError(ValueError):
-    """A request the advisor cannot meet; ``field`` names the :class:`StructureRequest` field."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.reason = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +84,7 @@ def denomination(amount: float) -> int:
 
 def suggest(request: StructureRequest) -> dict[str, Any]:
     """The structure mapping (the YAML schema's keys, in its order) for ``request``; raises
-    :class:`AdviceError` naming the field that cannot work."""
+    :class:`~tablestorm.services.fields.FieldError` naming the :class:`StructureRequest` field that cannot work."""
     variant, structure = _validated(request)
     level_s, break_s = round(request.level_minutes * 60), round(request.break_minutes * 60)
     plays = _play_levels(request, level_s, break_s)
@@ -104,7 +96,7 @@ def suggest(request: StructureRequest) -> dict[str, Any]:
         stakes = _stakes(variant, structure, first * growth ** (number - 1))
         stakes.validate(variant, structure)
         if number == 1 and _big_bet(stakes) > stack / 50:
-            raise AdviceError(
+            raise FieldError(
                 "starting_stack", f"{stack} chips is under 50 first-level big bets ({_big_bet(stakes)})"
             )
         levels.append({"duration_s": level_s, **_level_amounts(variant, structure, stakes)})
@@ -129,27 +121,27 @@ def _validated(request: StructureRequest) -> tuple[Variant, Structure]:
     try:
         variant = variant_named(request.game)
     except ValueError as exc:
-        raise AdviceError("game", str(exc)) from None
+        raise FieldError("game", str(exc)) from None
     try:
         structure = Structure(request.betting)
     except ValueError:
         known = ", ".join(s.value for s in Structure)
-        raise AdviceError("betting", f"unknown betting structure {request.betting!r}; known: {known}") from None
+        raise FieldError("betting", f"unknown betting structure {request.betting!r}; known: {known}") from None
     if structure not in variant.structures:
         offered = ", ".join(sorted(s.value for s in variant.structures))
-        raise AdviceError("betting", f"{variant.name} is played {offered}, not {structure.value}")
+        raise FieldError("betting", f"{variant.name} is played {offered}, not {structure.value}")
     if request.seats != 0 and not 2 <= request.seats <= variant.max_players:
-        raise AdviceError("seats", f"{variant.name} seats 2 to {variant.max_players} a table, not {request.seats}")
+        raise FieldError("seats", f"{variant.name} seats 2 to {variant.max_players} a table, not {request.seats}")
     if request.entrants < 2:
-        raise AdviceError("entrants", f"a tournament needs at least 2 entrants, not {request.entrants}")
+        raise FieldError("entrants", f"a tournament needs at least 2 entrants, not {request.entrants}")
     if request.starting_stack <= 0:
-        raise AdviceError("starting_stack", f"must be positive, not {request.starting_stack}")
+        raise FieldError("starting_stack", f"must be positive, not {request.starting_stack}")
     if request.entrants * request.starting_stack > MAX_CHIPS:
-        raise AdviceError("starting_stack", f"entrants x starting stack is over {MAX_CHIPS:.0e} chips")
+        raise FieldError("starting_stack", f"entrants x starting stack is over {MAX_CHIPS:.0e} chips")
     for name in ("target_hours", "level_minutes", "break_minutes"):
         value = getattr(request, name)
         if not math.isfinite(value) or value <= 0:
-            raise AdviceError(name, f"must be a positive number, not {value:g}")
+            raise FieldError(name, f"must be a positive number, not {value:g}")
     return variant, structure
 
 
@@ -158,17 +150,17 @@ def _play_levels(request: StructureRequest, level_s: int, break_s: int) -> int:
     least 2); the fit is made in the whole seconds the file will hold."""
     for name, whole_seconds in (("level_minutes", level_s), ("break_minutes", break_s)):
         if whole_seconds < 1:
-            raise AdviceError(name, f"{getattr(request, name):g} minutes is under a second")
+            raise FieldError(name, f"{getattr(request, name):g} minutes is under a second")
     if request.breaks_every < 0:
-        raise AdviceError("breaks_every", f"must be 0 (no breaks) or more, not {request.breaks_every}")
+        raise FieldError("breaks_every", f"must be 0 (no breaks) or more, not {request.breaks_every}")
     target = request.target_hours * 3600
     if target < 2 * level_s:
-        raise AdviceError(
+        raise FieldError(
             "target_hours", f"{request.target_hours:g} h is shorter than two {request.level_minutes:g}-minute levels"
         )
 
     if target > MAX_PLAY_LEVELS * level_s:
-        raise AdviceError(
+        raise FieldError(
             "target_hours",
             f"{request.target_hours:g} h needs over {MAX_PLAY_LEVELS} {request.level_minutes:g}-minute levels",
         )
@@ -179,7 +171,7 @@ def _play_levels(request: StructureRequest, level_s: int, break_s: int) -> int:
 
     plays = min(range(2, math.ceil(target / level_s) + 2), key=lambda n: abs(seconds(n) - target))
     if not 0 <= request.late_reg_levels <= plays:
-        raise AdviceError(
+        raise FieldError(
             "late_reg_levels", f"must be between 0 and the {plays} play levels, not {request.late_reg_levels}"
         )
     return plays

@@ -21,8 +21,8 @@ One YAML file per tournament, shared by the whole team (example files in ``sim/t
 
 Parsing (:func:`structure_from_mapping`; ``tablestorm.sim.tournament.structure_file`` reads the file)
 checks types and names and rejects unknown keys; the dataclasses check what the values mean when
-they are built. Either way a bad value raises :class:`StructureError` whose message starts with the field's path
-(``levels[3].small_bet: ...``). Play levels are numbered from 1 and breaks are not counted:
+they are built. Either way a bad value raises a :class:`~tablestorm.services.fields.FieldError` naming the field's
+path (``levels[3].small_bet: ...``). Play levels are numbered from 1 and breaks are not counted:
 ``until_level`` and ``after_level`` name play levels.
 """
 
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablestorm.services.engine import VARIANTS, Stakes, Structure, TableOptions, Variant
+from tablestorm.services.fields import FieldError, mapping, number
 
 __all__ = [
     "AddOn",
@@ -42,7 +43,6 @@ __all__ = [
     "Payouts",
     "Rebuys",
     "Reentry",
-    "StructureError",
     "TournamentStructure",
     "structure_from_mapping",
 ]
@@ -50,10 +50,6 @@ __all__ = [
 STUD_STAKES = ("ante", "bring_in", "small_bet", "big_bet")
 BLINDS = ("small_blind", "big_blind")
 LIMIT_BETS = ("small_bet", "big_bet")
-
-
-class StructureError(ValueError):
-    """A structure value that cannot work; the message starts with the field's path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,14 +105,14 @@ class Payouts:
 
     def __post_init__(self) -> None:
         if not 0 < self.percent_paid <= 100:
-            raise StructureError(f"payouts.percent_paid: must be above 0 and at most 100, got {self.percent_paid}")
+            raise FieldError("payouts.percent_paid", f"must be above 0 and at most 100, got {self.percent_paid}")
         if self.table is not None:
             if not self.table or any(p <= 0 for p in self.table):
-                raise StructureError("payouts.table: expected positive percents by place")
+                raise FieldError("payouts.table", "expected positive percents by place")
             if any(later > earlier for earlier, later in zip(self.table, self.table[1:], strict=False)):
-                raise StructureError("payouts.table: percents must not increase from one place to the next")
+                raise FieldError("payouts.table", "percents must not increase from one place to the next")
             if not math.isclose(sum(self.table), 100.0, abs_tol=1e-6):
-                raise StructureError(f"payouts.table: percents must sum to 100, got {sum(self.table):g}")
+                raise FieldError("payouts.table", f"percents must sum to 100, got {sum(self.table):g}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,66 +139,66 @@ class TournamentStructure:
         game = self.game
         if self.betting not in game.structures:
             offered = ", ".join(sorted(s.value for s in game.structures))
-            raise StructureError(f"betting: {game.name} is played {offered}, not {self.betting.value}")
+            raise FieldError("betting", f"{game.name} is played {offered}, not {self.betting.value}")
         if self.seats and not 2 <= self.seats <= game.max_players:
-            raise StructureError(
-                f"seats: {game.name} seats 2 to {game.max_players} players (0: the most), got {self.seats}"
+            raise FieldError(
+                "seats", f"{game.name} seats 2 to {game.max_players} players (0: the most), got {self.seats}"
             )
         _positive(self.starting_stack, "starting_stack")
         if self.buy_in < 0:
-            raise StructureError(f"buy_in: must not be negative, got {self.buy_in}")
+            raise FieldError("buy_in", f"must not be negative, got {self.buy_in}")
         if not self.clock_seconds > 0:
-            raise StructureError(f"clock_seconds: must be positive, got {self.clock_seconds}")
+            raise FieldError("clock_seconds", f"must be positive, got {self.clock_seconds}")
         if self.max_entrants == 1 or self.max_entrants < 0:
-            raise StructureError(f"max_entrants: 0 (unlimited) or at least 2, got {self.max_entrants}")
+            raise FieldError("max_entrants", f"0 (unlimited) or at least 2, got {self.max_entrants}")
         if not self.levels:
-            raise StructureError("levels: at least one play level is needed")
+            raise FieldError("levels", "at least one play level is needed")
         for i, level in enumerate(self.levels):
             if not level.duration_s > 0 or not math.isfinite(level.duration_s):
                 key = "break_s" if level.is_break else "duration_s"
-                raise StructureError(f"levels[{i}].{key}: must be a positive number of seconds")
+                raise FieldError(f"levels[{i}].{key}", "must be a positive number of seconds")
             if level.stakes is not None:
                 try:
                     level.stakes.validate(game, self.betting)
-                except ValueError as exc:  # "stakes.<field> must ...": name the level's field
-                    name, _, rest = str(exc).removeprefix("stakes.").partition(" ")
-                    raise StructureError(f"levels[{i}].{name}: {rest}") from None
+                except FieldError as exc:  # the level's own key: levels[i].small_bet
+                    raise FieldError(f"levels[{i}].{exc.field.removeprefix('stakes.')}", exc.reason) from None
         plays = self.play_levels
         if not plays:
-            raise StructureError("levels: at least one play level is needed (breaks alone deal no hand)")
+            raise FieldError("levels", "at least one play level is needed (breaks alone deal no hand)")
         if self.levels[0].is_break:
-            raise StructureError("levels[0]: a tournament starts with a play level, not a break")
+            raise FieldError("levels[0]", "a tournament starts with a play level, not a break")
         if self.late_registration is not None:
             until = self.late_registration.until_level
             _play_level(until, plays, "late_registration.until_level")
             if plays[until - 1] == len(self.levels) - 1:
-                raise StructureError(
-                    f"late_registration.until_level: play level {until} is the last level, which lasts until"
+                raise FieldError(
+                    "late_registration.until_level", f"play level {until} is the last level, which lasts until"
                     " the tournament ends: registration would never close"
                 )
         if self.reentry.max_entries < 1:
-            raise StructureError(f"reentry.max_entries: at least 1, got {self.reentry.max_entries}")
+            raise FieldError("reentry.max_entries", f"at least 1, got {self.reentry.max_entries}")
         if self.reentry.max_entries > 1 and self.late_registration is None:
-            raise StructureError(
-                "reentry.max_entries: re-entry is only open during late_registration, which is missing"
+            raise FieldError(
+                "reentry.max_entries", "re-entry is only open during late_registration, which is missing"
             )
         if self.rebuys is not None:
             rebuys = self.rebuys
             _play_level(rebuys.until_level, plays, "rebuys.until_level")
             _positive(rebuys.stack, "rebuys.stack")
             _positive(rebuys.max_per_player, "rebuys.max_per_player")
-            if rebuys.threshold < 0 or rebuys.cost < 0:
-                raise StructureError("rebuys.threshold and rebuys.cost must not be negative")
+            for key in ("threshold", "cost"):
+                if getattr(rebuys, key) < 0:
+                    raise FieldError(f"rebuys.{key}", f"must not be negative, got {getattr(rebuys, key)}")
         if self.addon is not None:
             _play_level(self.addon.after_level, plays, "addon.after_level")
             if self.addon.after_level == len(plays) and not self.levels[-1].is_break:
-                raise StructureError(
-                    f"addon.after_level: play level {self.addon.after_level} is the last level:"
+                raise FieldError(
+                    "addon.after_level", f"play level {self.addon.after_level} is the last level:"
                     " no break or level follows it"
                 )
             _positive(self.addon.stack, "addon.stack")
             if self.addon.cost < 0:
-                raise StructureError(f"addon.cost: must not be negative, got {self.addon.cost}")
+                raise FieldError("addon.cost", f"must not be negative, got {self.addon.cost}")
 
     @property
     def seats_per_table(self) -> int:
@@ -225,43 +221,24 @@ class TournamentStructure:
 
 def _positive(value: int, path: str) -> None:
     if value <= 0:
-        raise StructureError(f"{path}: must be positive, got {value}")
+        raise FieldError(path, f"must be positive, got {value}")
 
 
-def _play_level(number: int, plays: tuple[int, ...], path: str) -> None:
-    if not 1 <= number <= len(plays):
-        raise StructureError(f"{path}: must name a play level between 1 and {len(plays)}, got {number}")
+def _play_level(level: int, plays: tuple[int, ...], path: str) -> None:
+    if not 1 <= level <= len(plays):
+        raise FieldError(path, f"must name a play level between 1 and {len(plays)}, got {level}")
 
 
 # ----------------------------------------------------------------------------- parsing
 
 
-def _mapping(value: Any, path: str, allowed: set[str]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise StructureError(f"{path}: expected a mapping, got {type(value).__name__}")
-    unknown = sorted(str(key) for key in set(value) - allowed)
-    if unknown:
-        raise StructureError(f"{path}.{unknown[0]}: unknown field (known: {', '.join(sorted(allowed))})")
-    return value
-
-
 _REQUIRED: Any = object()
-
-
-def _number(value: Any, path: str, *, integer: bool) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise StructureError(f"{path}: expected a number, got {value!r}")
-    if integer:
-        if not float(value).is_integer():
-            raise StructureError(f"{path}: expected a whole number, got {value!r}")
-        return int(value)
-    return float(value)
 
 
 def _field(spec: Mapping[str, Any], key: str, prefix: str, default: Any, *, integer: bool) -> Any:
     if key not in spec and default is _REQUIRED:
-        raise StructureError(f"{prefix}{key}: required")
-    return _number(spec.get(key, default), f"{prefix}{key}", integer=integer)
+        raise FieldError(f"{prefix}{key}", "required")
+    return number(spec.get(key, default), f"{prefix}{key}", integer=integer)
 
 
 def _int(spec: Mapping[str, Any], key: str, prefix: str = "", default: Any = _REQUIRED) -> int:
@@ -276,7 +253,7 @@ def _float(spec: Mapping[str, Any], key: str, prefix: str = "", default: Any = _
 
 def _level(value: Any, path: str, game: Variant, betting: Structure) -> Level:
     if isinstance(value, dict) and "break_s" in value:
-        spec = _mapping(value, path, {"break_s"})
+        spec = mapping(value, path, {"break_s"})
         return Level(_float(spec, "break_s", f"{path}."))
     if game.is_stud:
         required: tuple[str, ...] = STUD_STAKES
@@ -285,7 +262,7 @@ def _level(value: Any, path: str, game: Variant, betting: Structure) -> Level:
     else:
         required = BLINDS
     optional = ("ante",) if not game.is_stud else ()
-    spec = _mapping(value, path, {"duration_s", *required, *optional})
+    spec = mapping(value, path, {"duration_s", *required, *optional})
     amounts = {key: _int(spec, key, f"{path}.") for key in required}
     for key in optional:
         amounts[key] = _int(spec, key, f"{path}.", 0)
@@ -302,30 +279,30 @@ def structure_from_mapping(data: Any, source: str = "structure") -> TournamentSt
     """Build and validate a structure from parsed YAML; errors start with ``source: <field path>``."""
     try:
         return _structure(data)
-    except StructureError as exc:
-        raise StructureError(f"{source}: {exc}") from None
+    except FieldError as exc:
+        raise exc.within(f"{source}: ") from None
 
 
 def _structure(data: Any) -> TournamentStructure:
-    spec = _mapping(data, "structure", _FIELDS)
+    spec = mapping(data, "structure", _FIELDS)
     if "game" not in spec:
-        raise StructureError("game: required")
+        raise FieldError("game", "required")
     code = spec["game"]
     if code not in VARIANTS:
-        raise StructureError(f"game: expected one of {', '.join(VARIANTS)}, got {code!r}")
+        raise FieldError("game", f"expected one of {', '.join(VARIANTS)}, got {code!r}")
     game = VARIANTS[code]
     betting_name = spec.get("betting", Structure.FIXED_LIMIT.value)
     try:
         betting = Structure(betting_name)
     except ValueError:
         known = ", ".join(s.value for s in Structure)
-        raise StructureError(f"betting: expected one of {known}, got {betting_name!r}") from None
+        raise FieldError("betting", f"expected one of {known}, got {betting_name!r}") from None
     levels = spec.get("levels")
     if not isinstance(levels, list) or not levels:
-        raise StructureError("levels: expected a non-empty list of levels")
+        raise FieldError("levels", "expected a non-empty list of levels")
     name = spec.get("name", "")
     if not isinstance(name, str | int | float) or isinstance(name, bool):
-        raise StructureError(f"name: expected text, got {name!r}")
+        raise FieldError("name", f"expected text, got {name!r}")
     starting_stack = _int(spec, "starting_stack")
     buy_in = _int(spec, "buy_in", default=100)
     late = spec.get("late_registration")
@@ -343,10 +320,10 @@ def _structure(data: Any) -> TournamentStructure:
         clock_seconds=_float(spec, "clock_seconds", default=30.0),
         max_entrants=_int(spec, "max_entrants", default=0),
         late_registration=None if late is None else LateRegistration(
-            _int(_mapping(late, "late_registration", {"until_level"}), "until_level", "late_registration.")
+            _int(mapping(late, "late_registration", {"until_level"}), "until_level", "late_registration.")
         ),
         reentry=Reentry() if reentry is None else Reentry(
-            _int(_mapping(reentry, "reentry", {"max_entries"}), "max_entries", "reentry.")
+            _int(mapping(reentry, "reentry", {"max_entries"}), "max_entries", "reentry.")
         ),
         rebuys=None if rebuys is None else _rebuys(rebuys, starting_stack, buy_in),
         addon=None if addon is None else _addon(addon, starting_stack, buy_in),
@@ -355,7 +332,7 @@ def _structure(data: Any) -> TournamentStructure:
 
 
 def _rebuys(value: Any, starting_stack: int, buy_in: int) -> Rebuys:
-    spec = _mapping(value, "rebuys", {"until_level", "threshold", "max_per_player", "stack", "cost"})
+    spec = mapping(value, "rebuys", {"until_level", "threshold", "max_per_player", "stack", "cost"})
     return Rebuys(
         until_level=_int(spec, "until_level", "rebuys."),
         stack=_int(spec, "stack", "rebuys.", starting_stack),
@@ -366,7 +343,7 @@ def _rebuys(value: Any, starting_stack: int, buy_in: int) -> Rebuys:
 
 
 def _addon(value: Any, starting_stack: int, buy_in: int) -> AddOn:
-    spec = _mapping(value, "addon", {"after_level", "stack", "cost"})
+    spec = mapping(value, "addon", {"after_level", "stack", "cost"})
     return AddOn(
         after_level=_int(spec, "after_level", "addon."),
         stack=_int(spec, "stack", "addon.", starting_stack),
@@ -377,13 +354,13 @@ def _addon(value: Any, starting_stack: int, buy_in: int) -> AddOn:
 def _payouts(value: Any) -> Payouts:
     if value is None:
         return Payouts()
-    spec = _mapping(value, "payouts", {"percent_paid", "table"})
+    spec = mapping(value, "payouts", {"percent_paid", "table"})
     if "table" in spec:
         if "percent_paid" in spec:
-            raise StructureError("payouts: give percent_paid or table, not both")
+            raise FieldError("payouts", "give percent_paid or table, not both")
         table = spec["table"]
         if not isinstance(table, list):
-            raise StructureError(f"payouts.table: expected a list of percents, got {table!r}")
-        percents = tuple(float(_number(p, f"payouts.table[{i}]", integer=False)) for i, p in enumerate(table))
+            raise FieldError("payouts.table", f"expected a list of percents, got {table!r}")
+        percents = tuple(number(p, f"payouts.table[{i}]") for i, p in enumerate(table))
         return Payouts(table=percents)
     return Payouts(percent_paid=_float(spec, "percent_paid", "payouts.", 15.0))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from tablestorm.services.engine.cards import DECK_32, DECK_36, DECK_52, Card
 from tablestorm.services.engine.evaluation import HIGH, LOW8, SHORT_DECK_32, SHORT_DECK_36, Ranking
+from tablestorm.services.fields import FieldError
 
 
 class Structure(enum.Enum):
@@ -189,26 +190,22 @@ class Stakes:
         )
 
     def validate(self, variant: Variant, structure: Structure) -> None:
-        """Raise ValueError naming the first field that cannot work for this game."""
+        """Raise :class:`FieldError` naming the first field (``stakes.<name>``) that cannot work for this game."""
         for name in ("small_bet", "big_bet", "ante", "bring_in", "small_blind", "big_blind"):
             if getattr(self, name) < 0:
-                raise ValueError(f"stakes.{name} must not be negative")
-        if variant.is_stud:
-            if self.small_bet <= 0:
-                raise ValueError("stakes.small_bet must be positive")
-            if self.big_bet < self.small_bet:
-                raise ValueError("stakes.big_bet must be at least stakes.small_bet")
-            if not 0 < self.bring_in <= self.small_bet:
-                raise ValueError("stakes.bring_in must be between 1 and stakes.small_bet")
-        else:
+                raise FieldError(f"stakes.{name}", "must not be negative")
+        if not variant.is_stud:
             if self.big_blind <= 0:
-                raise ValueError("stakes.big_blind must be positive")
+                raise FieldError("stakes.big_blind", "must be positive")
             if self.small_blind > self.big_blind:
-                raise ValueError("stakes.small_blind must not exceed stakes.big_blind")
-            if structure is Structure.FIXED_LIMIT and (
-                self.small_bet <= 0 or self.big_bet < self.small_bet
-            ):
-                raise ValueError("stakes.small_bet and stakes.big_bet must be positive and ordered")
+                raise FieldError("stakes.small_blind", "must not exceed stakes.big_blind")
+        if variant.is_stud or structure is Structure.FIXED_LIMIT:
+            if self.small_bet <= 0:
+                raise FieldError("stakes.small_bet", "must be positive")
+            if self.big_bet < self.small_bet:
+                raise FieldError("stakes.big_bet", "must be at least stakes.small_bet")
+        if variant.is_stud and not 0 < self.bring_in <= self.small_bet:
+            raise FieldError("stakes.bring_in", "must be between 1 and stakes.small_bet")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,17 +228,17 @@ class TableOptions:
     def __post_init__(self) -> None:
         self.stakes.validate(self.variant, self.structure)
         if self.structure not in self.variant.structures:
-            raise ValueError(f"structure {self.structure.value} is not offered for {self.variant.name}")
+            raise FieldError("structure", f"{self.structure.value} is not offered for {self.variant.name}")
         if self.cap < 2:
-            raise ValueError("cap must be at least 2 bets")
+            raise FieldError("cap", "must be at least 2 bets")
         if self.clock_seconds <= 0:
-            raise ValueError("clock_seconds must be positive")
+            raise FieldError("clock_seconds", "must be positive")
         if not 0 <= self.max_seats <= self.variant.max_players:
-            raise ValueError(f"max_seats must be between 2 and {self.variant.max_players}")
+            raise FieldError("max_seats", f"must be between 2 and {self.variant.max_players}")
         if self.max_seats == 1:
-            raise ValueError("max_seats must be at least 2")
+            raise FieldError("max_seats", "must be at least 2")
         if self.buy_in < 0:
-            raise ValueError("buy_in must not be negative")
+            raise FieldError("buy_in", "must not be negative")
 
     @property
     def seats(self) -> int:

@@ -26,6 +26,7 @@ from tablestorm.services.engine import (
 )
 from tablestorm.services.engine import events as ev
 from tablestorm.services.engine.tournament_table import HandResult, SeatResult
+from tablestorm.services.fields import FieldError
 
 STRUCTURE_TO_PB = {
     Structure.FIXED_LIMIT: pb.STRUCTURE_FIXED_LIMIT,
@@ -66,21 +67,21 @@ STAKES_FIELDS = ("small_bet", "big_bet", "ante", "bring_in", "small_blind", "big
 
 
 def options_from_proto(msg: pb.TableOptions) -> TableOptions:
-    """Build engine options, filling the defaults of docs/rules.md; ValueError names the field at fault."""
+    """Build engine options, filling the defaults of docs/rules.md; :class:`FieldError` names the field at fault."""
     if len(msg.game) > MAX_GAME_LENGTH:
         known = ", ".join(VARIANTS)
-        raise ValueError(f"options.game: unknown game of {len(msg.game)} characters; known games: {known}")
+        raise FieldError("options.game", f"unknown game of {len(msg.game)} characters; known games: {known}")
     try:
         variant = variant_named(msg.game)
     except ValueError as exc:
-        raise ValueError(f"options.game: {exc}") from None
+        raise FieldError("options.game", str(exc)) from None
     if msg.structure not in STRUCTURE_FROM_PB:
-        raise ValueError(f"options.structure: unknown value {msg.structure}")
+        raise FieldError("options.structure", f"unknown value {msg.structure}")
     stakes = stakes_from_proto(msg.stakes)
     clock = msg.clock_seconds or DEFAULT_CLOCK_SECONDS
     if not MIN_CLOCK_SECONDS <= clock <= MAX_CLOCK_SECONDS:  # also false for NaN
-        raise ValueError(
-            f"options.clock_seconds: must be between {MIN_CLOCK_SECONDS:g} and {MAX_CLOCK_SECONDS:g}"
+        raise FieldError(
+            "options.clock_seconds", f"must be between {MIN_CLOCK_SECONDS:g} and {MAX_CLOCK_SECONDS:g}"
             f" (0 = {DEFAULT_CLOCK_SECONDS:g}), got {clock}"
         )
     try:
@@ -95,12 +96,12 @@ def options_from_proto(msg: pb.TableOptions) -> TableOptions:
             max_seats=msg.max_seats,
             buy_in=msg.buy_in,
         )
-    except ValueError as exc:  # the engine's message starts with the field's name
-        raise ValueError(f"options.{exc}") from None
+    except FieldError as exc:  # the engine names its own field
+        raise exc.within("options.") from None
     if options.posted_buy_in > MAX_CHIPS:
         # The stakes alone can imply it (100 big bets): every stack must stay far inside int64.
-        raise ValueError(
-            f"options.buy_in: the posted buy-in of {options.posted_buy_in} chips is above"
+        raise FieldError(
+            "options.buy_in", f"the posted buy-in of {options.posted_buy_in} chips is above"
             f" 2**{MAX_CHIPS.bit_length() - 1}"
         )
     return options
@@ -112,7 +113,7 @@ def stakes_from_proto(s: pb.Stakes) -> Stakes:
     bet, a big blind stands for it (DRAW-2: the big blind is the small bet)."""
     for name in STAKES_FIELDS:
         if getattr(s, name) > MAX_CHIPS:
-            raise ValueError(f"options.stakes.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")
+            raise FieldError(f"options.stakes.{name}", f"at most 2**{MAX_CHIPS.bit_length() - 1} chips")
     small_bet = s.small_bet if s.HasField("small_bet") else s.big_blind if s.HasField("big_blind") else 0
     defaults = Stakes.default(max(small_bet, 0))
     given = {name: getattr(s, name) for name in STAKES_FIELDS if s.HasField(name)}
@@ -121,10 +122,10 @@ def stakes_from_proto(s: pb.Stakes) -> Stakes:
 
 def stakes_as_given(s: pb.Stakes, path: str = "stakes") -> Stakes:
     """The stakes exactly as named, every omitted field 0 (a tournament level's: TOURN-1; no
-    defaults are filled in). ValueError names ``path.<field>`` for an amount above 2**48."""
+    defaults are filled in). :class:`FieldError` names ``path.<field>`` for an amount above 2**48."""
     for name in STAKES_FIELDS:
         if getattr(s, name) > MAX_CHIPS:
-            raise ValueError(f"{path}.{name}: at most 2**{MAX_CHIPS.bit_length() - 1} chips")
+            raise FieldError(f"{path}.{name}", f"at most 2**{MAX_CHIPS.bit_length() - 1} chips")
     return Stakes(**{name: getattr(s, name) for name in STAKES_FIELDS})
 
 
@@ -157,24 +158,24 @@ def options_to_proto(options: TableOptions) -> pb.TableOptions:
 
 
 def action_from_proto(msg: pb.ActRequest) -> Action:
-    """The engine action a client asked for; ValueError names the field at fault.
+    """The engine action a client asked for; :class:`FieldError` names the field at fault.
 
     TIMEOUT is the service's to send (CLOCK-2), never a client's.
     """
     kind = KIND_FROM_PB.get(msg.kind)
     if kind is None or kind is ActionKind.TIMEOUT:
         name = pb.ActionKind.Name(msg.kind) if msg.kind in pb.ActionKind.values() else str(msg.kind)
-        raise ValueError(f"kind: {name} is not an action a player may send")
+        raise FieldError("kind", f"{name} is not an action a player may send")
     if kind is ActionKind.DRAW:
         if len(msg.discard) > 5:
-            raise ValueError(f"discard: at most 5 cards, got {len(msg.discard)}")
+            raise FieldError("discard", f"at most 5 cards, got {len(msg.discard)}")
         if any(not 0 <= card < 52 for card in msg.discard):
-            raise ValueError("discard: cards are integers 0..51 (rank * 4 + suit)")
+            raise FieldError("discard", "cards are integers 0..51 (rank * 4 + suit)")
         return Action(kind, 0, tuple(msg.discard))
     if msg.discard:
-        raise ValueError(f"discard: only a DRAW discards cards, not {kind.value}")
+        raise FieldError("discard", f"only a DRAW discards cards, not {kind.value}")
     if not 0 <= msg.amount <= MAX_CHIPS:
-        raise ValueError(f"amount: must be between 0 and 2**48 chips, got {msg.amount}")
+        raise FieldError("amount", f"must be between 0 and 2**48 chips, got {msg.amount}")
     return Action(kind, msg.amount)
 
 

@@ -22,10 +22,10 @@ from tablestorm.services.director.structure import (
     Payouts,
     Rebuys,
     Reentry,
-    StructureError,
     TournamentStructure,
 )
 from tablestorm.services.engine import VARIANTS, Stakes
+from tablestorm.services.fields import FieldError
 from tablestorm.services.table import convert as table_convert
 
 DEFAULT_BUY_IN = 100
@@ -49,49 +49,49 @@ def wire_table_id(table_id: str) -> str:
 
 
 def structure_from_proto(m: tpb.TournamentStructure) -> TournamentStructure:
-    """Build and check a structure; StructureError names ``structure.<field path>``."""
+    """Build and check a structure; a :class:`FieldError` names ``structure.<field path>``."""
     try:
         return _structure(m)
-    except StructureError as exc:
-        head, sep, rest = str(exc).partition(".")
-        raise StructureError(f"structure.{_PATHS.get(head, head)}{sep}{rest}") from None
+    except FieldError as exc:
+        head, sep, rest = exc.field.partition(".")
+        raise FieldError(f"structure.{_PATHS.get(head, head)}{sep}{rest}", exc.reason) from None
 
 
 def _structure(m: tpb.TournamentStructure) -> TournamentStructure:
     if m.game not in VARIANTS:
         shown = m.game if len(m.game) <= table_convert.MAX_GAME_LENGTH else f"{m.game[:16]}..."
-        raise StructureError(f"game: expected one of {', '.join(VARIANTS)}, got {shown!r}")
+        raise FieldError("game", f"expected one of {', '.join(VARIANTS)}, got {shown!r}")
     game = VARIANTS[m.game]
     if m.betting not in table_convert.STRUCTURE_FROM_PB:
-        raise StructureError(f"betting: unknown value {m.betting}")
+        raise FieldError("betting", f"unknown value {m.betting}")
     betting = table_convert.STRUCTURE_FROM_PB[m.betting]
     if not 1 <= len(m.levels) <= MAX_LEVELS:
-        raise StructureError(f"levels: 1 to {MAX_LEVELS} levels, got {len(m.levels)}")
+        raise FieldError("levels", f"1 to {MAX_LEVELS} levels, got {len(m.levels)}")
     for name in ("starting_stack", "buy_in"):
         if getattr(m, name) > table_convert.MAX_CHIPS:
-            raise StructureError(f"{name}: at most 2**{table_convert.MAX_CHIPS.bit_length() - 1}")
+            raise FieldError(name, f"at most 2**{table_convert.MAX_CHIPS.bit_length() - 1}")
     clock = m.clock_seconds or DEFAULT_CLOCK_SECONDS
     if not table_convert.MIN_CLOCK_SECONDS <= clock <= table_convert.MAX_CLOCK_SECONDS:  # NaN too
-        raise StructureError(
-            f"clock_seconds: must be between {table_convert.MIN_CLOCK_SECONDS:g} and"
+        raise FieldError(
+            "clock_seconds", f"must be between {table_convert.MIN_CLOCK_SECONDS:g} and"
             f" {table_convert.MAX_CLOCK_SECONDS:g} (0 = {DEFAULT_CLOCK_SECONDS:g}), got {clock}"
         )
     if m.max_entrants > MAX_ENTRANTS:
-        raise StructureError(f"max_entrants: at most {MAX_ENTRANTS} (0 = unlimited), got {m.max_entrants}")
+        raise FieldError("max_entrants", f"at most {MAX_ENTRANTS} (0 = unlimited), got {m.max_entrants}")
     levels = []
     for i, level in enumerate(m.levels):
         if level.break_s and (level.duration_s or level.HasField("stakes")):
-            raise StructureError(f"levels[{i}]: a play level (duration_s, stakes) or a break (break_s), not both")
+            raise FieldError(f"levels[{i}]", "a play level (duration_s, stakes) or a break (break_s), not both")
         if level.break_s:
             levels.append(Level(level.break_s))
             continue
         if not level.HasField("stakes"):
-            raise StructureError(f"levels[{i}].stakes: required for a play level (or give break_s)")
+            raise FieldError(f"levels[{i}].stakes", "required for a play level (or give break_s)")
+        stakes = table_convert.stakes_as_given(level.stakes, f"levels[{i}].stakes")
         try:
-            stakes = table_convert.stakes_as_given(level.stakes, f"levels[{i}].stakes")
-            stakes.validate(game, betting)  # "stakes.<field> must ...": named by the message's path
-        except ValueError as exc:
-            raise StructureError(str(exc) if str(exc).startswith("levels[") else f"levels[{i}].{exc}") from None
+            stakes.validate(game, betting)
+        except FieldError as exc:  # stakes.<field>: the level's
+            raise exc.within(f"levels[{i}].") from None
         levels.append(Level(level.duration_s, stakes))
     buy_in = m.buy_in or DEFAULT_BUY_IN
     structure = TournamentStructure(
@@ -126,8 +126,8 @@ def _structure(m: tpb.TournamentStructure) -> TournamentStructure:
     )
     table = structure.payouts.table
     if table is not None and structure.max_entrants and len(table) > structure.max_entrants:
-        raise StructureError(
-            f"payouts.table: pays {len(table)} places but max_entrants is {structure.max_entrants}"
+        raise FieldError(
+            "payouts.table", f"pays {len(table)} places but max_entrants is {structure.max_entrants}"
         )
     return structure
 

@@ -16,7 +16,7 @@ import grpc
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.director.commands import Command
 from tablestorm.services.director.director import Director
-from tablestorm.services.director.structure import StructureError
+from tablestorm.services.fields import FieldError
 from tablestorm.services.rpc.errors import invalid
 from tablestorm.services.rpc.handlers import Context, unary, unary_stream
 from tablestorm.services.table.auth import metadata_value
@@ -73,7 +73,7 @@ class TournamentService:
             raise invalid("structure: required")
         try:
             structure = convert.structure_from_proto(request.structure)
-        except StructureError as exc:
+        except FieldError as exc:
             raise invalid(str(exc)) from None
         seed = request.seed if request.HasField("seed") else None
         return self._lobby.create(request.tournament_id, structure, seed).state()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tablestorm.sim.capacity.sweep import Steadiness
     from tablestorm.sim.load.scenario import Scenario
 
-__all__ = ["parse_steps", "register"]
+__all__ = ["parse_steps", "register", "run"]
 
 DEFAULT_OUT = "out/capacity"
 
@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="how far a window's actions/s may be from their mean (default 0.05)")
     p.add_argument("--address", help="join a Ray cluster: auto or HOST:PORT (default: start a local one)")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"directory for capacity.json and capacity.html ({DEFAULT_OUT})")
-    p.set_defaults(handler=lambda args: _run(args, p))
+    p.set_defaults(parser=p)  # its refusals read as argparse's own (usage line, exit 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +80,10 @@ class _Request:
 
 def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Request:
     """Every flag parsed and checked; a bad one ends the command (exit 2) naming it."""
+    from tablestorm.services.fields import FieldError
     from tablestorm.sim.capacity.slo import DEFAULT_SLO, SLO
     from tablestorm.sim.capacity.sweep import Steadiness
-    from tablestorm.sim.load.scenario import ScenarioError, from_mapping, load
+    from tablestorm.sim.load.scenario import from_mapping, load
 
     try:
         steps = parse_steps(args.steps)
@@ -108,15 +109,16 @@ def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Requ
         parser.error(f"argument --out: {out} exists and is not a directory")
     try:
         scenario = load(args.scenario) if args.scenario else from_mapping({}, "defaults")
-    except ScenarioError as exc:
+    except FieldError as exc:
         parser.error(f"argument scenario: {exc}")
     return _Request(scenario, steps, slo, Steadiness(args.window, args.windows, args.tolerance, args.hold), out)
 
 
-def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def run(args: argparse.Namespace) -> int:
+    """The sweep ``args`` asks for, once every flag is checked; the exit status."""
     import json
 
-    request = _checked(args, parser)
+    request = _checked(args, args.parser)
     from tablestorm.sim.capacity.report import write_capacity_html
     from tablestorm.sim.capacity.result import build_capacity, write_capacity
     from tablestorm.sim.capacity.sweep import run_sweep

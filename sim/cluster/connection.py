@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from tablestorm import version
-from tablestorm.sim.inputs import PORT, Bound, InputError, flag
+from tablestorm.services.fields import FieldError
+from tablestorm.sim.inputs import PORT, Bound, flag
 
 LOOPBACK: Final = "127.0.0.1"
 CONNECT_TIMEOUT_S: Final = 60.0
@@ -60,18 +61,18 @@ class ClusterInfo:
 
 
 def check_address(text: str, flag: str = "--address") -> str:
-    """``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``; :class:`InputError` naming ``flag`` otherwise."""
+    """``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``; :class:`FieldError` naming ``flag`` otherwise."""
     if text == "auto":
         return text
     match = _ADDRESS.match(text)
     if match is None:
-        raise InputError(f"{flag}: expected auto, HOST:PORT or ray://HOST:PORT, got {text!r}")
+        raise FieldError(flag, f"expected auto, HOST:PORT or ray://HOST:PORT, got {text!r}")
     try:
         port = PORT.parse(match["port"])
     except ValueError as exc:
-        raise InputError(f"{flag}: port of {text!r}: {exc}") from None
+        raise FieldError(flag, f"port of {text!r}: {exc}") from None
     if port == 0:
-        raise InputError(f"{flag}: port of {text!r}: a cluster's port cannot be 0")
+        raise FieldError(flag, f"port of {text!r}: a cluster's port cannot be 0")
     return text
 
 

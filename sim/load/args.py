@@ -6,28 +6,28 @@ per value, whether it came from a file or a flag. What only the command line set
 here: chaos events that could never fire, the output paths, the cluster address, the servers of
 ``--target`` and the flags that go with it (whether the servers answer is
 :func:`tablestorm.sim.load.given_servers.probe`'s, which the command asks next). Every refusal is an
-:class:`~tablestorm.sim.inputs.InputError` whose message starts with the flag; the command exits 2 and
+:class:`~tablestorm.services.fields.FieldError` naming the flag; the command exits 2 and
 nothing (no Ray, no directory) has been started or written.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.cluster.connection import check_address
-from tablestorm.sim.inputs import InputError
+from tablestorm.sim.inputs import writable
 from tablestorm.sim.load.chaos import ChaosEvent
 from tablestorm.sim.load.given_servers import CREATE, EXISTING, Target, parse_servers, read_ca
 from tablestorm.sim.load.scenario import Scenario, from_mapping, read
 from tablestorm.sim.load.thresholds import parse as parse_threshold
 from tablestorm.sim.resources import example_scenarios
 
-__all__ = ["LoadArgs", "check", "writable"]
+__all__ = ["LoadArgs", "check"]
 
 OVERRIDES: Final = (
     ("duration", "--duration", "duration_s"),
@@ -55,11 +55,11 @@ class LoadArgs:
 
 
 def check(args: argparse.Namespace) -> LoadArgs:
-    """The run ``args`` asks for; :class:`InputError` naming the flag (or the field) when it cannot work."""
+    """The run ``args`` asks for; :class:`FieldError` naming the flag (or the field) when it cannot work."""
     scenario = _scenario(args)
     target = _target(args)
     if target is not None and args.chaos:
-        raise InputError("--chaos: not with --target: the servers are not the run's to kill, and without a "
+        raise FieldError("--chaos", "not with --target: the servers are not the run's to kill, and without a "
                          "ledger a killed fleet's seats cannot be played on")
     chaos = _chaos(args.chaos, scenario)
     out = writable(Path(args.out), "--out", directory=True)
@@ -74,11 +74,11 @@ def _target(args: argparse.Namespace) -> Target | None:
     if args.target is None:
         for flag, value in (("--tls-ca", args.tls_ca), ("--tables", args.tables)):
             if value is not None:
-                raise InputError(f"{flag}: only with --target (the run's own table hosts serve their own "
+                raise FieldError(flag, "only with --target (the run's own table hosts serve their own "
                                  "tables, in plaintext)")
         return None
     if args.hosts is not None:
-        raise InputError("--hosts: not with --target: the tables live on the given servers, no table host is started")
+        raise FieldError("--hosts", "not with --target: the tables live on the given servers, no table host is started")
     tables = args.tables or CREATE
     return Target(
         servers=parse_servers(args.target),
@@ -95,7 +95,7 @@ def _scenario_file(name: str) -> Path:
     if not path.exists() and path.stem in examples and path.name in (path.stem, f"{path.stem}.yaml"):
         return examples[path.stem]
     if not path.exists():
-        raise InputError(f"{name}: no such scenario file, nor an example of that name "
+        raise FieldError(name, "no such scenario file, nor an example of that name "
                          f"(examples: {', '.join(examples)})")
     return path
 
@@ -122,7 +122,7 @@ def _scenario(args: argparse.Namespace) -> Scenario:
         try:
             parse_threshold(expression)
         except ValueError as exc:
-            raise InputError(f"--threshold: {exc}") from None
+            raise FieldError("--threshold", str(exc)) from None
     if args.threshold:
         thresholds = data.get("thresholds") or []
         data["thresholds"] = [*thresholds, *args.threshold] if isinstance(thresholds, list) else thresholds
@@ -133,33 +133,14 @@ def _chaos(texts: list[str], scenario: Scenario) -> tuple[ChaosEvent, ...]:
     """Parse the chaos events and refuse one that cannot fire (the driver would skip it silently)."""
     events = []
     for text in texts:
-        try:
-            event = ChaosEvent.parse(text)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+        event = ChaosEvent.parse(text)
         if event.at >= scenario.duration_s:
-            raise InputError(f"--chaos {text}: fires {event.at:g} s into the run, which ends at "
+            raise FieldError(f"--chaos {text}", f"fires {event.at:g} s into the run, which ends at "
                              f"{scenario.duration_s:g} s (--duration)")
         events.append(event)
     kills = Counter(event.action for event in events)["kill-host"]
     if kills and scenario.hosts <= kills:
         events_need = f"{kills} kill-host events need" if kills > 1 else "a kill-host event needs"
-        raise InputError(f"--chaos: {events_need} at least {kills + 1} table hosts (the killed host's tables "
+        raise FieldError("--chaos", f"{events_need} at least {kills + 1} table hosts (the killed host's tables "
                          f"are rebuilt on another); the run has {scenario.hosts} (--hosts)")
     return tuple(events)
-
-
-def writable(path: Path, flag: str, *, directory: bool) -> Path:
-    """``path`` can be written (as a directory or a file) once the run ends; nothing created yet."""
-    if directory and path.exists() and not path.is_dir():
-        raise InputError(f"{flag}: {path} exists and is not a directory")
-    if not directory and path.is_dir():
-        raise InputError(f"{flag}: {path} is a directory, not a file")
-    ancestor = path if directory and path.is_dir() else path.parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise InputError(f"{flag}: {ancestor} is a file, so {path} cannot be created")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise InputError(f"{flag}: {ancestor} is not writable")
-    return path

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tablestorm.services.fields import FieldError
+
 _PATTERN = re.compile(r"(kill-host|kill-fleet)@(\d+(?:\.\d+)?)s?")
 
 
@@ -23,10 +25,10 @@ class ChaosEvent:
     @classmethod
     def parse(cls, text: str) -> ChaosEvent:
         """``kill-host@20s`` or ``kill-fleet@7.5``: the time is required (an event "at 0 s" by
-        omission would fire before the load has started)."""
+        omission would fire before the load has started); :class:`FieldError` naming ``--chaos``."""
         match = _PATTERN.fullmatch(text.strip())
         if match is None:
-            raise ValueError(
-                f"--chaos: expected kill-host@SECONDS or kill-fleet@SECONDS (e.g. kill-host@20s), got {text!r}"
+            raise FieldError(
+                "--chaos", f"expected kill-host@SECONDS or kill-fleet@SECONDS (e.g. kill-host@20s), got {text!r}"
             )
         return cls(match.group(1), float(match.group(2)))

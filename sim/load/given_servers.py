@@ -29,9 +29,9 @@ import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
+from tablestorm.services.fields import FieldError
 from tablestorm.services.table import convert
 from tablestorm.sim.cluster.deployment import DeploymentError
-from tablestorm.sim.inputs import InputError
 from tablestorm.sim.load.scenario import Scenario
 from tablestorm.sim.load.seat_pool import SeatPool
 from tablestorm.sim.load.table_sites import ChipTally, Outages, ServerLoss, SiteEnd, SiteFacts, TableChips
@@ -85,42 +85,42 @@ class Target:
 
 
 def parse_servers(text: str) -> tuple[str, ...]:
-    """``HOST:PORT[,HOST:PORT...]`` as endpoints; InputError naming ``--target`` otherwise."""
+    """``HOST:PORT[,HOST:PORT...]`` as endpoints; :class:`FieldError` naming ``--target`` otherwise."""
     servers = [part.strip() for part in text.split(",")]
     for server in servers:
         host, _, port = server.rpartition(":")
         if not host.strip("[]") or not port.isdigit() or not 1 <= int(port) <= 65535:
-            raise InputError(f"--target: expected HOST:PORT with a port of 1 to 65535, got {server!r}")
+            raise FieldError("--target", f"expected HOST:PORT with a port of 1 to 65535, got {server!r}")
     repeated = sorted({server for server in servers if servers.count(server) > 1})
     if repeated:
-        raise InputError(f"--target: {', '.join(repeated)} given more than once")
+        raise FieldError("--target", f"{', '.join(repeated)} given more than once")
     return tuple(servers)
 
 
 def read_ca(path: str) -> bytes:
-    """The CA certificates of ``--tls-ca``, read and checked (InputError naming the flag)."""
+    """The CA certificates of ``--tls-ca``, read and checked (:class:`FieldError` naming the flag)."""
     try:
         with open(path, "rb") as handle:
             pem = handle.read()
     except OSError as exc:
-        raise InputError(f"--tls-ca: cannot read {path}: {exc.strerror}") from None
+        raise FieldError("--tls-ca", f"cannot read {path}: {exc.strerror}") from None
     try:
         ssl.create_default_context(cadata=pem.decode("ascii"))
     except (UnicodeDecodeError, ssl.SSLError, ValueError):
-        raise InputError(f"--tls-ca: {path} holds no PEM certificate") from None
+        raise FieldError("--tls-ca", f"{path} holds no PEM certificate") from None
     return pem
 
 
 def probe(target: Target, timeout: float) -> None:
     """Every server answers a ListTables within ``timeout`` seconds (over TLS with the CA), before
-    anything starts; InputError naming the first that does not."""
+    anything starts; :class:`FieldError` naming the first that does not."""
     for server in target.servers:
         with target.channel(server) as channel:
             try:
                 TableServiceStub(channel).ListTables(pb.ListTablesRequest(page_size=1), timeout=timeout)
             except grpc.RpcError as exc:
-                raise InputError(
-                    f"--target {server}: no TableService answered within {timeout:g} s "
+                raise FieldError(
+                    f"--target {server}", f"no TableService answered within {timeout:g} s "
                     f"({exc.code().name}: {exc.details()})"
                 ) from None
 

@@ -4,7 +4,8 @@ A scenario names the game mix (each game with its stakes, structure, seats per t
 the bot mix and their think times, the load shape (a closed model of staged bot counts, like
 Locust stages or k6 ``ramping-vus``, or an open model of players arriving at a rate), the run
 length and the thresholds that gate a pipeline. Every field has a default, so an empty file is a
-valid (small) scenario; every bad value raises :class:`ScenarioError` naming the field's path.
+valid (small) scenario; every bad value raises a :class:`~tablestorm.services.fields.FieldError` naming the
+field's path.
 """
 
 from __future__ import annotations
@@ -12,27 +13,22 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import yaml
 
 from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, variant_named
+from tablestorm.services.fields import FieldError, mapping
 from tablestorm.services.table.convert import MAX_CLOCK_SECONDS
 from tablestorm.sim.bots.kinds import BOT_KINDS
 from tablestorm.sim.distributions import Distribution
-from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, InputError
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, apportion, distribution
 from tablestorm.sim.load.thresholds import parse as parse_threshold
 
 DEFAULT_BOT_MIX = {kind: 1.0 for kind in BOT_KINDS}
-
-K = TypeVar("K")
-
-
-class ScenarioError(InputError):
-    """A scenario value that cannot work; the message starts with the field's path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,17 +116,6 @@ class Scenario:
         return apportion(self.bot_mix, count, rng)
 
 
-def apportion(weights: Mapping[K, float], count: int, rng: random.Random) -> list[K]:
-    """``count`` keys of ``weights`` in their proportions (largest remainders), shuffled by ``rng``."""
-    total = sum(weights.values())
-    shares = {k: count * w / total for k, w in weights.items() if w > 0}
-    keys = [k for k, share in shares.items() for _ in range(int(share))]
-    by_remainder = sorted(shares, key=lambda k: shares[k] - int(shares[k]), reverse=True)
-    keys += by_remainder[: count - len(keys)]
-    rng.shuffle(keys)
-    return keys
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
@@ -158,38 +143,6 @@ SCENARIO_KEYS: Final = (
 """The keys of a scenario file (docs/scenarios.md documents each; a test keeps the two in step)."""
 GAME_KEYS: Final = ("game", "weight", "structure", "small_bet", "seats", "buy_in_big_bets")
 STAGE_KEYS: Final = ("duration_s", "bots")
-DISTRIBUTION_KEYS: Final = ("dist", "value", "mean", "min", "max")
-
-
-def checked_mapping(value: Any, path: str, allowed: Iterable[str]) -> dict[str, Any]:
-    """A YAML mapping whose keys are all ``allowed`` (None: empty); ScenarioError naming ``path``."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ScenarioError(f"{path}: expected a mapping, got {type(value).__name__}")
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise ScenarioError(f"{path}.{unknown[0]}: unknown field (known: {', '.join(sorted(allowed))})")
-    return value
-
-
-def distribution(value: Any, path: str) -> Distribution:
-    """A number (a fixed time) or a mapping of :data:`DISTRIBUTION_KEYS`; ScenarioError naming ``path``."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return Distribution("fixed", NON_NEGATIVE.check(value, path))
-    spec = checked_mapping(value, path, DISTRIBUTION_KEYS)
-    kind = spec.get("dist", "fixed")
-    if kind == "fixed":
-        return Distribution("fixed", NON_NEGATIVE.check(spec.get("value", 0.0), f"{path}.value"))
-    if kind == "exponential":
-        return Distribution("exponential", NON_NEGATIVE.check(spec.get("mean", 1.0), f"{path}.mean"))
-    if kind == "uniform":
-        low = NON_NEGATIVE.check(spec.get("min", 0.0), f"{path}.min")
-        high = NON_NEGATIVE.check(spec.get("max", 1.0), f"{path}.max")
-        if high < low:
-            raise ScenarioError(f"{path}.max: must not be below {path}.min")
-        return Distribution("uniform", (low + high) / 2, low, high)
-    raise ScenarioError(f"{path}.dist: expected fixed, uniform or exponential, got {kind!r}")
 
 
 def _inner(path: str, key: str) -> str:
@@ -198,29 +151,26 @@ def _inner(path: str, key: str) -> str:
 
 
 def _game(value: Any, path: str) -> GameSpec:
-    spec = checked_mapping(value, path, GAME_KEYS)
+    spec = mapping(value, path, GAME_KEYS, optional=True)
     game = spec.get("game", "7stud")
     if game not in VARIANTS:
-        raise ScenarioError(f"{_inner(path, 'game')}: unknown game {game!r} (known: {', '.join(VARIANTS)})")
+        raise FieldError(_inner(path, "game"), f"unknown game {game!r} (known: {', '.join(VARIANTS)})")
     structure_name = spec.get("structure", "fixed_limit")
     try:
         structure = Structure(structure_name)
     except ValueError:
         known = ", ".join(s.value for s in Structure)
-        raise ScenarioError(
-            f"{_inner(path, 'structure')}: unknown structure {structure_name!r} (known: {known})"
+        raise FieldError(
+            _inner(path, "structure"), f"unknown structure {structure_name!r} (known: {known})"
         ) from None
     variant = VARIANTS[game]
     if structure not in variant.structures:
         offered = ", ".join(sorted(s.value for s in variant.structures))
-        raise ScenarioError(
-            f"{_inner(path, 'structure')}: {variant.name} is played {offered}, not {structure.value}"
-        )
+        raise FieldError(_inner(path, "structure"), f"{variant.name} is played {offered}, not {structure.value}")
     seats = WHOLE.check(spec.get("seats", 0), _inner(path, "seats"))
     if seats and not 2 <= seats <= variant.max_players:
-        raise ScenarioError(
-            f"{_inner(path, 'seats')}: {variant.name} seats 2 to {variant.max_players} players (0: the most), "
-            f"got {seats}"
+        raise FieldError(
+            _inner(path, "seats"), f"{variant.name} seats 2 to {variant.max_players} players (0: the most), got {seats}"
         )
     result = GameSpec(
         game=game,
@@ -232,8 +182,8 @@ def _game(value: Any, path: str) -> GameSpec:
     )
     try:
         result.table_options(1.0)
-    except ValueError as exc:
-        raise ScenarioError(f"{path}: {exc}") from None
+    except FieldError as exc:
+        raise exc.within(f"{path}: ") from None
     return result
 
 
@@ -243,56 +193,51 @@ def from_mapping(data: Any, source: str = "scenario", flags: Mapping[str, str] |
     ``flags`` maps the keys that command-line flags set to those flags (``{"duration_s":
     "--duration"}``): a bad value is then reported under the flag's name, not the file's.
     """
-    try:
-        return _scenario(data, source, dict(flags or {}))
-    except ScenarioError:
-        raise
-    except InputError as exc:  # a Bound's refusal: the same message, as the scenario's error
-        raise ScenarioError(str(exc)) from None
+    return _scenario(data, source, dict(flags or {}))
 
 
 def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
     def where(key: str) -> str:
         return origin.get(key, f"{source}.{key}")
 
-    spec = checked_mapping(data, source, SCENARIO_KEYS)
+    spec = mapping(data, source, SCENARIO_KEYS, optional=True)
     s = Scenario()
     games = spec.get("games")
     if games is not None:
         if not isinstance(games, list) or not games:
-            raise ScenarioError(f"{where('games')}: expected a non-empty list")
+            raise FieldError(where("games"), "expected a non-empty list")
         paths = [origin.get("games", f"{source}.games[{i}]") for i in range(len(games))]
         s = replace(s, games=tuple(_game(g, path) for g, path in zip(games, paths, strict=True)))
         if not any(g.weight > 0 for g in s.games):
-            raise ScenarioError(f"{where('games')}: at least one game needs a positive weight")
-    mix = checked_mapping(spec.get("bot_mix"), where("bot_mix"), BOT_KINDS)
+            raise FieldError(where("games"), "at least one game needs a positive weight")
+    mix = mapping(spec.get("bot_mix"), where("bot_mix"), BOT_KINDS, optional=True)
     if mix:
         weights = {k: NON_NEGATIVE.check(v, f"{where('bot_mix')}.{k}") for k, v in mix.items()}
         if not any(weights.values()):
-            raise ScenarioError(f"{where('bot_mix')}: at least one bot kind needs a positive weight")
+            raise FieldError(where("bot_mix"), "at least one bot kind needs a positive weight")
         s = replace(s, bot_mix=weights)
     stages = spec.get("stages") or []
     if not isinstance(stages, list):
-        raise ScenarioError(f"{where('stages')}: expected a list of {{duration_s, bots}}")
+        raise FieldError(where("stages"), "expected a list of {duration_s, bots}")
     parsed_stages = []
     for i, stage in enumerate(stages):
         path = f"{where('stages')}[{i}]"
-        st = checked_mapping(stage, path, STAGE_KEYS)
+        st = mapping(stage, path, STAGE_KEYS, optional=True)
         parsed_stages.append(Stage(
             NON_NEGATIVE.check(st.get("duration_s", 0), f"{path}.duration_s"),
             WHOLE.check(st.get("bots", 0), f"{path}.bots"),
         ))
     thresholds = spec.get("thresholds") or []
     if not isinstance(thresholds, list) or not all(isinstance(t, str) for t in thresholds):
-        raise ScenarioError(f"{where('thresholds')}: expected a list of strings like 'p99_ms<100'")
+        raise FieldError(where("thresholds"), "expected a list of strings like 'p99_ms<100'")
     for i, expression in enumerate(thresholds):
         try:
             parse_threshold(expression)
         except ValueError as exc:
-            raise ScenarioError(f"{where('thresholds')}[{i}]: {exc}") from None
+            raise FieldError(f"{where('thresholds')}[{i}]", str(exc)) from None
     name = spec.get("name", s.name)
     if not isinstance(name, str | int | float) or isinstance(name, bool):
-        raise ScenarioError(f"{where('name')}: expected a string, got {name!r}")
+        raise FieldError(where("name"), f"expected a string, got {name!r}")
     seed = spec.get("seed")
     s = replace(
         s,
@@ -310,11 +255,9 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
         seed=None if seed is None else SEED.check(seed, where("seed")),
     )
     if s.stages and s.open_model:
-        raise ScenarioError(
-            f"{where('stages')}: a scenario uses stages (closed model) or arrival_rate (open), not both"
-        )
+        raise FieldError(where("stages"), "a scenario uses stages (closed model) or arrival_rate (open), not both")
     if not s.open_model and s.peak_bots < 1:
-        raise ScenarioError(f"{where('stages' if s.stages else 'bots')}: a run needs at least one bot at some point")
+        raise FieldError(where("stages" if s.stages else "bots"), "a run needs at least one bot at some point")
     return s
 
 
@@ -324,9 +267,9 @@ def read(path: str | Path) -> Any:
     try:
         return yaml.safe_load(path.read_text())
     except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
+        raise FieldError(str(path), f"cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise ScenarioError(f"{path}: not valid YAML: {exc}") from None
+        raise FieldError(str(path), f"not valid YAML: {exc}") from None
 
 
 def load(path: str | Path) -> Scenario:

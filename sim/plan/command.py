@@ -14,21 +14,17 @@ import time
 from pathlib import Path
 from typing import Final
 
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, PORT, flag
 
-__all__ = ["QUANTILES", "register"]
+__all__ = ["QUANTILES", "register", "run"]
 
 QUANTILES: Final = ("p10", "p50", "p90")
 
 
-def _fail(message: str) -> int:
-    print(f"tablestorm plan: {message}", file=sys.stderr)
-    return 2
-
-
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Plan for the day and capacity ``args`` names, once both are read and checked; the exit status."""
     from tablestorm import version
-    from tablestorm.sim.inputs import InputError
     from tablestorm.sim.listen import check_port
     from tablestorm.sim.plan.inputs import check_games, read_capacity, read_schedule
     from tablestorm.sim.plan.report import write_plan_html
@@ -36,14 +32,11 @@ def _run(args: argparse.Namespace) -> int:
     from tablestorm.sim.reporting.meta import run_metadata
 
     started = time.time()
-    try:
-        schedule = read_schedule(Path(args.schedule), QUANTITIES)
-        capacity = read_capacity(Path(args.capacity))
-        check_games(schedule, capacity)
-        if args.serve_metrics is not None:
-            check_port(args.metrics_host, args.serve_metrics, "--serve-metrics", "--metrics-host")
-    except (InputError, OSError) as exc:  # an input's (PlanInputError) or the port's (ListenError)
-        return _fail(str(exc))
+    schedule = read_schedule(Path(args.schedule), QUANTITIES)
+    capacity = read_capacity(Path(args.capacity))
+    check_games(schedule, capacity)
+    if args.serve_metrics is not None:
+        check_port(args.metrics_host, args.serve_metrics, "--serve-metrics", "--metrics-host")
     settings = Settings(headroom=args.headroom, cores_per_node=args.cores_per_node, quantile=args.quantile)
     plan, manifest = build_plan(schedule, capacity, settings, run_metadata(args.command_line, started),
                                 image=f"tablestorm:{version()}")
@@ -52,7 +45,7 @@ def _run(args: argparse.Namespace) -> int:
         files = write_plan(plan, manifest, out)
         files["html"] = write_plan_html(plan, out)
     except OSError as exc:
-        return _fail(f"--out: cannot write to {out}: {exc.strerror}")
+        raise FieldError("--out", f"cannot write to {out}: {exc.strerror}") from None
     peak = plan["peak"]
     print(json.dumps({
         "peak": {"time": peak["time"], "cores": peak["cores"], "nodes": peak["nodes"], "binding": peak["binding"]},
@@ -105,4 +98,3 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--serve-metrics", type=flag(PORT), default=None, metavar="PORT",
                    help="then serve the forecast as Prometheus gauges on PORT (0 picks one) until stopped")
     p.add_argument("--metrics-host", default="127.0.0.1", help="address for --serve-metrics (default 127.0.0.1)")
-    p.set_defaults(handler=_run)

@@ -2,8 +2,8 @@
 
 Each reader takes exactly the keys its producer documents (:mod:`tablestorm.sim.schedule.result` for
 ``tablestorm.schedule/1``, ``sim/capacity/result.py`` for ``tablestorm.capacity/1``) and nothing
-else, and refuses a file that is not what it claims with a :class:`PlanInputError` naming the
-file and the key (``capacity.json: capacity.per_core.hands_per_s: missing``): the wrong kind of
+else, and refuses a file that is not what it claims with a :class:`~tablestorm.services.fields.FieldError`
+naming the file and the key (``capacity.json: capacity.per_core.hands_per_s: missing``): the wrong kind of
 file, a missing or mistyped key, a capacity sweep that found no SLO capacity, or a game in the
 schedule that the capacity run did not measure.
 """
@@ -11,20 +11,18 @@ schedule that the capacity run did not measure.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tablestorm.sim.inputs import InputError
+from tablestorm.services.fields import FieldError, number
 
 __all__ = [
     "CAPACITY_SCHEMA",
     "PER_CORE_KEYS",
     "SCHEDULE_SCHEMA",
     "Capacity",
-    "PlanInputError",
     "ScheduleDemand",
     "check_games",
     "read_capacity",
@@ -42,45 +40,40 @@ _KINDS: Final = {
 }
 
 
-class PlanInputError(InputError):
-    """An input file that cannot be planned from; the message names the file and the key."""
-
-
 def _load(path: Path, schema: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except OSError as exc:
-        raise PlanInputError(f"{path}: cannot read: {exc.strerror}") from None
+        raise FieldError(str(path), f"cannot read: {exc.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PlanInputError(f"{path}: not JSON: {exc}") from None
+        raise FieldError(str(path), f"not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise PlanInputError(f"{path}: expected a JSON object, got {type(data).__name__}")
+        raise FieldError(str(path), f"expected a JSON object, got {type(data).__name__}")
     found = data.get("schema")
     if found != schema:
         what = f"it is a {_KINDS[found]}" if found in _KINDS else f"schema is {found!r}"
-        raise PlanInputError(f"{path}: schema: expected {schema} ({_KINDS[schema]}); {what}")
+        raise FieldError(f"{path}: schema", f"expected {schema} ({_KINDS[schema]}); {what}")
     return data
 
 
-def _get(data: Mapping[str, Any], key: str, path: Path, kind: type | tuple[type, ...] = object,
-         where: str = "") -> Any:
-    """``data``'s value at the dotted ``key``, of ``kind``; PlanInputError naming ``where`` + the
+def _get(data: Mapping[str, Any], key: str, path: Path, kind: type = object, where: str = "") -> Any:
+    """``data``'s value at the dotted ``key``, of ``kind``; :class:`FieldError` naming ``where`` + the
     key otherwise."""
     value: Any = data
     for part in key.split("."):
         if not isinstance(value, Mapping) or part not in value:
-            raise PlanInputError(f"{path}: {where}{key}: missing")
+            raise FieldError(f"{path}: {where}{key}", "missing")
         value = value[part]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise PlanInputError(f"{path}: {where}{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    if not isinstance(value, kind):
+        raise FieldError(f"{path}: {where}{key}", f"expected {kind.__name__}, got {value!r}")
     return value
 
 
 def _number(data: Mapping[str, Any], key: str, path: Path, *, positive: bool = False, where: str = "") -> float:
-    value = float(_get(data, key, path, (int, float), where))
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise PlanInputError(f"{path}: {where}{key}: expected a {'positive' if positive else 'non-negative'} number,"
-                             f" got {value!r}")
+    field = f"{path}: {where}{key}"
+    value: float = number(_get(data, key, path, where=where), field)
+    if value < 0 or (positive and value == 0):
+        raise FieldError(field, f"expected a {'positive' if positive else 'non-negative'} number, got {value!r}")
     return value
 
 
@@ -124,10 +117,10 @@ def read_schedule(path: Path, quantities: Sequence[str]) -> ScheduleDemand:
     games = tuple(_get(data, "games", path, list))
     rows = _get(data, "minutes", path, list)
     if not rows:
-        raise PlanInputError(f"{path}: minutes: empty")
+        raise FieldError(f"{path}: minutes", "empty")
     for k, row in enumerate(rows):
         if not isinstance(row, dict) or row.get("minute") != k:
-            raise PlanInputError(f"{path}: minutes[{k}].minute: expected {k}")
+            raise FieldError(f"{path}: minutes[{k}].minute", f"expected {k}")
         for quantity in quantities:
             for percentile in ("p10", "p50", "p90"):
                 _number(row, f"{quantity}.{percentile}", path, where=f"minutes[{k}].")  # checked once, read after
@@ -143,7 +136,7 @@ def read_capacity(path: Path) -> Capacity:
     step = _get(data, "capacity.slo_step", path)
     if step is None:
         reason = data["capacity"].get("reason", "no step met the SLO")
-        raise PlanInputError(f"{path}: capacity.slo_step: the sweep found no SLO capacity ({reason}): sweep lower")
+        raise FieldError(f"{path}: capacity.slo_step", f"the sweep found no SLO capacity ({reason}): sweep lower")
     per_core = {key: _number(data, f"capacity.per_core.{key}", path, positive=True) for key in PER_CORE_KEYS}
     games = tuple(_get(g, "game", path, str) for g in _get(data, "scenario_resolved.games", path, list))
     hosts = _number(data, "capacity.hosts_cores_used", path)
@@ -169,7 +162,7 @@ def check_games(schedule: ScheduleDemand, capacity: Capacity) -> None:
     """Every game of the schedule was played by the capacity run's load (its capacity is that mix's)."""
     missing = [g for g in schedule.games if g not in capacity.games]
     if missing:
-        raise PlanInputError(
-            f"{capacity.path}: scenario_resolved.games: the capacity run did not measure {', '.join(missing)}, "
+        raise FieldError(
+            f"{capacity.path}: scenario_resolved.games", f"the capacity run did not measure {', '.join(missing)}, "
             f"which {schedule.path} (games) plays; measured: {', '.join(capacity.games) or 'none'}"
         )

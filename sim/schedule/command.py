@@ -17,14 +17,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
-from tablestorm.sim.inputs import COUNT, SEED, InputError, flag
+from tablestorm.sim.inputs import COUNT, SEED, flag
 
 if TYPE_CHECKING:
     from tablestorm.sim.cluster.interruption import Interruption
     from tablestorm.sim.schedule.spec import Schedule
 
-__all__ = ["DEFAULT_REPLICATIONS", "register"]
+__all__ = ["DEFAULT_REPLICATIONS", "register", "run"]
 
 DEFAULT_REPLICATIONS = 20
 
@@ -34,7 +35,8 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Simulate the day ``args`` names, once the schedule and every flag are checked; the exit status."""
     from tablestorm.sim.cluster import connection
     from tablestorm.sim.cluster.deployment import DeploymentError
     from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort, Interruption
@@ -45,23 +47,20 @@ def _run(args: argparse.Namespace) -> int:
     from tablestorm.sim.schedule.spec import load_schedule
 
     started = time.time()
-    try:
-        schedule = load_schedule(args.schedule)
-        if args.address is not None:
-            connection.check_address(args.address)
-    except InputError as exc:  # the schedule's (ScheduleError) or --address's
-        return _fail(str(exc))
+    schedule = load_schedule(args.schedule)
+    if args.address is not None:
+        connection.check_address(args.address)
     if args.live:
         from tablestorm.sim.schedule.live import live_problems
 
         problems = live_problems(schedule)
         if problems:
-            return _fail(f"--live: {schedule.source}: {problems[0]}")
+            raise FieldError("--live", f"{schedule.source}: {problems[0]}")
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return _fail(f"--out: cannot create {out}: {exc.strerror}")
+        raise FieldError("--out", f"cannot create {out}: {exc.strerror}") from None
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     try:
         info = connection.connect(args.address, timeout=args.connect_timeout)
@@ -155,4 +154,3 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "clock) and compare its tables and hands/s per minute with the forecast's p10-p90 band")
     p.add_argument("--out", default="out/schedule", help="directory for schedule.json, schedule.csv, schedule.html")
     add_cluster_flags(p)
-    p.set_defaults(handler=_run)

@@ -20,8 +20,8 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
         structure: ../tournaments/5stud-sng.yaml
         arrivals_per_minute: [0.4, 0.3, ...]  # by hour of day: 24 values (or one for all day)
 
-:func:`load_schedule` reads and checks the whole file before anything runs: a bad value raises
-:class:`ScheduleError` whose message names the file and the field's path
+:func:`load_schedule` reads and checks the whole file before anything runs: a bad value raises a
+:class:`~tablestorm.services.fields.FieldError` naming the file and the field's path
 (``day.yaml: tournaments[3].entrants.sd: ...``), as scenario and structure files do.
 """
 
@@ -33,10 +33,10 @@ from typing import Any, Final
 
 import yaml
 
-from tablestorm.services.director.structure import StructureError, TournamentStructure
+from tablestorm.services.director.structure import TournamentStructure
+from tablestorm.services.fields import FieldError, mapping
 from tablestorm.sim.bots.kinds import BOT_KINDS
-from tablestorm.sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, InputError
-from tablestorm.sim.load.scenario import checked_mapping, distribution
+from tablestorm.sim.inputs import NON_NEGATIVE, PROBABILITY, Bound, distribution
 from tablestorm.sim.schedule.forecast import ENTRANT_KINDS, MINIMUM_FIELD, ArrivalCurve, EntrantForecast, HourlyRate
 from tablestorm.sim.schedule.players import Players
 from tablestorm.sim.tournament.profiles import ONLINE_DEALING, DealingModel
@@ -52,7 +52,6 @@ __all__ = [
     "TOURNAMENT_KEYS",
     "Event",
     "Schedule",
-    "ScheduleError",
     "SitAndGos",
     "Tournament",
     "late_registration_closes",
@@ -73,10 +72,6 @@ DAY_S: Final = 86_400.0
 FIELD: Final = Bound(minimum=MINIMUM_FIELD)
 WHOLE_FIELD: Final = Bound(minimum=MINIMUM_FIELD, integer=True)
 MINUTE_OF_DAY: Final = Bound(maximum=24 * 60 - 1, integer=True)
-
-
-class ScheduleError(InputError):
-    """A schedule value that cannot work; the message starts with the file and the field's path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +154,7 @@ def late_registration_closes(structure: TournamentStructure) -> float:
 
 def _text(value: Any, path: str) -> str:
     if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
-        raise ScheduleError(f"{path}: expected text, got {value!r}")
+        raise FieldError(path, f"expected text, got {value!r}")
     return str(value)
 
 
@@ -168,9 +163,9 @@ def _start(value: Any, path: str) -> float:
     if isinstance(value, str):
         hh, sep, mm = value.partition(":")
         if not (sep and hh.isdigit() and mm.isdigit() and len(mm) == 2):
-            raise ScheduleError(f"{path}: expected HH:MM, got {value!r}")
+            raise FieldError(path, f"expected HH:MM, got {value!r}")
         if not (int(hh) < 24 and int(mm) < 60):
-            raise ScheduleError(f"{path}: {value!r} is not a time of day (00:00 to 23:59)")
+            raise FieldError(path, f"{value!r} is not a time of day (00:00 to 23:59)")
         return 60.0 * (60 * int(hh) + int(mm))
     minutes: int = MINUTE_OF_DAY.check(value, path)
     return 60.0 * minutes
@@ -179,19 +174,19 @@ def _start(value: Any, path: str) -> float:
 def _entrants(value: Any, path: str) -> EntrantForecast:
     if not isinstance(value, dict):
         return EntrantForecast("fixed", WHOLE_FIELD.check(value, path))
-    spec = checked_mapping(value, path, ENTRANTS_KEYS)
+    spec = mapping(value, path, ENTRANTS_KEYS)
     kind = spec.get("dist", "fixed")
     expected = {"fixed": {"value"}, "normal": {"mean", "sd"}, "lognormal": {"median", "sigma"},
                 "empirical": {"values"}}
     if kind not in expected:
-        raise ScheduleError(f"{path}.dist: expected one of {', '.join(ENTRANT_KINDS)}, got {kind!r}")
+        raise FieldError(f"{path}.dist", f"expected one of {', '.join(ENTRANT_KINDS)}, got {kind!r}")
     given = set(spec) - {"dist"}
     foreign, missing = sorted(given - expected[kind]), sorted(expected[kind] - given)
     if foreign:
         known = ", ".join(sorted(expected[kind]))
-        raise ScheduleError(f"{path}.{foreign[0]}: not a parameter of dist {kind} ({known})")
+        raise FieldError(f"{path}.{foreign[0]}", f"not a parameter of dist {kind} ({known})")
     if missing:
-        raise ScheduleError(f"{path}.{missing[0]}: required by dist {kind}")
+        raise FieldError(f"{path}.{missing[0]}", f"required by dist {kind}")
     if kind == "fixed":
         return EntrantForecast(kind, WHOLE_FIELD.check(spec["value"], f"{path}.value"))
     if kind == "normal":
@@ -202,32 +197,32 @@ def _entrants(value: Any, path: str) -> EntrantForecast:
                                NON_NEGATIVE.check(spec["sigma"], f"{path}.sigma"))
     values = spec["values"]
     if not isinstance(values, list) or not values:
-        raise ScheduleError(f"{path}.values: expected a non-empty list of past fields, got {values!r}")
+        raise FieldError(f"{path}.values", f"expected a non-empty list of past fields, got {values!r}")
     counts = tuple(WHOLE_FIELD.check(v, f"{path}.values[{i}]") for i, v in enumerate(values))
     return EntrantForecast(kind, values=counts)
 
 
 def _players(value: Any, path: str, default: Players) -> Players:
-    spec = checked_mapping(value, path, PLAYERS_KEYS)
+    spec = mapping(value, path, PLAYERS_KEYS, optional=True)
     bots = default.bots
     if "bots" in spec:
         given = spec["bots"]
         if isinstance(given, str):
             given = {given: 1.0}
-        mix = checked_mapping(given, f"{path}.bots", BOT_KINDS)
+        mix = mapping(given, f"{path}.bots", BOT_KINDS, optional=True)
         bots = {kind: NON_NEGATIVE.check(weight, f"{path}.bots.{kind}") for kind, weight in mix.items()}
         if not any(bots.values()):
-            raise ScheduleError(f"{path}.bots: at least one bot kind needs a positive weight")
+            raise FieldError(f"{path}.bots", "at least one bot kind needs a positive weight")
     think = distribution(spec["think_s"], f"{path}.think_s") if "think_s" in spec else default.think
     sitting_out = PROBABILITY.check(spec.get("sitting_out", default.sitting_out), f"{path}.sitting_out")
     if sitting_out >= 1:
-        raise ScheduleError(f"{path}.sitting_out: must be below 1 (a field always away never finishes a hand)")
+        raise FieldError(f"{path}.sitting_out", "must be below 1 (a field always away never finishes a hand)")
     return Players(bots, think, sitting_out)
 
 
 def _dealing(value: Any, path: str) -> DealingModel:
     """The room's tables: seconds between hands, per card dealt and per action (:class:`DealingModel`)."""
-    spec = checked_mapping(value, path, DEALING_KEYS)
+    spec = mapping(value, path, DEALING_KEYS, optional=True)
     return DealingModel(**{
         key: NON_NEGATIVE.check(spec.get(key, getattr(ONLINE_DEALING, key)), f"{path}.{key}") for key in DEALING_KEYS
     })
@@ -237,34 +232,34 @@ def _structure(value: Any, path: str, base: Path) -> tuple[TournamentStructure, 
     written = _text(value, path)
     try:
         return load_structure(base / written), written
-    except StructureError as exc:
-        raise ScheduleError(f"{path}: {exc}") from None
+    except FieldError as exc:  # named from the structure file on
+        raise exc.within(f"{path}: ") from None
 
 
 def _late(value: Any, path: str, structure: TournamentStructure, where: str) -> tuple[float, ArrivalCurve]:
-    spec = checked_mapping(value, path, LATE_KEYS)
+    spec = mapping(value, path, LATE_KEYS, optional=True)
     share = PROBABILITY.check(spec.get("share", 0.0), f"{path}.share")
     curve = spec.get("curve", [1.0])
     if not isinstance(curve, list) or not curve:
-        raise ScheduleError(f"{path}.curve: expected a non-empty list of weights, got {curve!r}")
+        raise FieldError(f"{path}.curve", f"expected a non-empty list of weights, got {curve!r}")
     weights = tuple(NON_NEGATIVE.check(w, f"{path}.curve[{i}]") for i, w in enumerate(curve))
     if not any(weights):
-        raise ScheduleError(f"{path}.curve: at least one weight must be positive")
+        raise FieldError(f"{path}.curve", "at least one weight must be positive")
     if share and structure.late_registration is None:
-        raise ScheduleError(f"{path}.share: the structure ({where}) has no late_registration")
+        raise FieldError(f"{path}.share", f"the structure ({where}) has no late_registration")
     return share, ArrivalCurve(weights)
 
 
 def _tournament(value: Any, path: str, base: Path, players: Players, dealing: DealingModel) -> Tournament:
-    spec = checked_mapping(value, path, TOURNAMENT_KEYS)
+    spec = mapping(value, path, TOURNAMENT_KEYS, optional=True)
     for key in ("name", "start", "structure", "entrants"):
         if key not in spec:
-            raise ScheduleError(f"{path}.{key}: required")
+            raise FieldError(f"{path}.{key}", "required")
     structure, written = _structure(spec["structure"], f"{path}.structure", base)
     share, curve = _late(spec.get("late_registration"), f"{path}.late_registration", structure, written)
     reentry = PROBABILITY.check(spec.get("reentry_rate", 0.0), f"{path}.reentry_rate")
     if reentry and structure.reentry.max_entries < 2:
-        raise ScheduleError(f"{path}.reentry_rate: the structure ({written}) allows no re-entry (reentry.max_entries)")
+        raise FieldError(f"{path}.reentry_rate", f"the structure ({written}) allows no re-entry (reentry.max_entries)")
     return Tournament(
         name=_text(spec["name"], f"{path}.name"),
         start_s=_start(spec["start"], f"{path}.start"),
@@ -280,24 +275,24 @@ def _tournament(value: Any, path: str, base: Path, players: Players, dealing: De
 
 
 def _sit_and_gos(value: Any, path: str, base: Path, players: Players, dealing: DealingModel) -> SitAndGos:
-    spec = checked_mapping(value, path, SIT_AND_GO_KEYS)
+    spec = mapping(value, path, SIT_AND_GO_KEYS, optional=True)
     for key in ("name", "structure", "arrivals_per_minute"):
         if key not in spec:
-            raise ScheduleError(f"{path}.{key}: required")
+            raise FieldError(f"{path}.{key}", "required")
     structure, written = _structure(spec["structure"], f"{path}.structure", base)
     if structure.max_entrants < MINIMUM_FIELD:
-        raise ScheduleError(f"{path}.structure: {written} sets no max_entrants: a sit-and-go starts when full")
+        raise FieldError(f"{path}.structure", f"{written} sets no max_entrants: a sit-and-go starts when full")
     if structure.late_registration is not None:
-        raise ScheduleError(f"{path}.structure: {written} has late registration: a sit-and-go starts full")
+        raise FieldError(f"{path}.structure", f"{written} has late registration: a sit-and-go starts full")
     rates = spec["arrivals_per_minute"]
     where = f"{path}.arrivals_per_minute"
     if not isinstance(rates, list):
         rates = [rates] * 24
     if len(rates) != 24:
-        raise ScheduleError(f"{where}: expected one rate or 24 (one per hour from 00:00), got {len(rates)}")
+        raise FieldError(where, f"expected one rate or 24 (one per hour from 00:00), got {len(rates)}")
     per_minute = tuple(NON_NEGATIVE.check(r, f"{where}[{h}]") for h, r in enumerate(rates))
     if not any(per_minute):
-        raise ScheduleError(f"{where}: at least one hour needs arrivals")
+        raise FieldError(where, "at least one hour needs arrivals")
     return SitAndGos(
         name=_text(spec["name"], f"{path}.name"),
         structure=structure,
@@ -311,30 +306,30 @@ def _sit_and_gos(value: Any, path: str, base: Path, players: Players, dealing: D
 def schedule_from_mapping(data: Any, source: str, base: Path) -> Schedule:
     """Build and check a schedule from parsed YAML; structure files are read relative to ``base``;
     errors start with ``source: <field path>``."""
+    if not isinstance(data, dict):
+        raise FieldError(source, f"expected a mapping of {', '.join(SCHEDULE_KEYS)}, got {type(data).__name__}")
     try:
         return _schedule(data, source, base)
-    except InputError as exc:
-        raise ScheduleError(f"{source}: {exc}") from None
+    except FieldError as exc:
+        raise exc.within(f"{source}: ") from None
 
 
-def _schedule(data: Any, source: str, base: Path) -> Schedule:
-    if not isinstance(data, dict):
-        raise ScheduleError(f"expected a mapping of {', '.join(SCHEDULE_KEYS)}, got {type(data).__name__}")
-    spec = checked_mapping(data, "schedule", SCHEDULE_KEYS)
+def _schedule(data: dict[str, Any], source: str, base: Path) -> Schedule:
+    spec = mapping(data, "schedule", SCHEDULE_KEYS)
     players = _players(spec.get("players"), "players", Players())
     dealing = _dealing(spec.get("dealing"), "dealing")
     events: list[Event] = []
     for key, build in (("tournaments", _tournament), ("sit_and_gos", _sit_and_gos)):
         listed = spec.get(key) or []
         if not isinstance(listed, list):
-            raise ScheduleError(f"{key}: expected a list, got {type(listed).__name__}")
+            raise FieldError(key, f"expected a list, got {type(listed).__name__}")
         events += [build(item, f"{key}[{i}]", base, players, dealing) for i, item in enumerate(listed)]
     if not events:
-        raise ScheduleError("tournaments: a schedule needs at least one tournament or sit_and_gos entry")
+        raise FieldError("tournaments", "a schedule needs at least one tournament or sit_and_gos entry")
     names = [e.name for e in events]
     for name in names:
         if names.count(name) > 1:
-            raise ScheduleError(f"name: {name!r} is used twice; every event needs its own name")
+            raise FieldError("name", f"{name!r} is used twice; every event needs its own name")
     return Schedule(name=_text(spec.get("name", Path(source).stem), "name"), source=source, events=tuple(events))
 
 
@@ -344,8 +339,8 @@ def load_schedule(path: str | Path) -> Schedule:
     try:
         data = yaml.safe_load(path.read_text())
     except OSError as exc:
-        raise ScheduleError(f"{path}: cannot read: {exc.strerror}") from None
+        raise FieldError(str(path), f"cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise ScheduleError(f"{path}: not valid YAML: {exc}") from None
+        raise FieldError(str(path), f"not valid YAML: {exc}") from None
     return schedule_from_mapping(data, str(path), path.parent)
 

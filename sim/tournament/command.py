@@ -17,15 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from tablestorm.services.fields import FieldError
 from tablestorm.sim.cluster.connection import CONNECT_TIMEOUT_S, check_address
-from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, Bound, InputError, flag
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, Bound, flag, writable
 from tablestorm.sim.load.chaos import ChaosEvent
 
 if TYPE_CHECKING:
     from tablestorm.services.director.structure import TournamentStructure
     from tablestorm.sim.tournament.profiles import DealingModel, PlayerProfile
 
-__all__ = ["TOURNAMENT_ID", "TournamentArgs", "check", "parse_mix", "register"]
+__all__ = ["TOURNAMENT_ID", "TournamentArgs", "check", "parse_mix", "register", "run"]
 
 DEFAULT_OUT: Final = "out/tournament"
 DEFAULT_TIME_LIMIT_S: Final = 24 * 3600.0
@@ -54,68 +55,63 @@ class TournamentArgs:
 
 def parse_mix(text: str) -> dict[str, float]:
     """``--bots``: ``KIND[=WEIGHT],...`` (``strength``, ``strength=3,random=1``) over the bot kinds
-    of ``tablestorm.sim.bots.strategies``; InputError naming the flag."""
+    of ``tablestorm.sim.bots.strategies``; :class:`FieldError` naming the flag."""
     from tablestorm.sim.bots.kinds import BOT_KINDS
 
     mix: dict[str, float] = {}
     for item in text.split(","):
         kind, sep, weight = item.strip().partition("=")
         if kind not in BOT_KINDS:
-            raise InputError(f"--bots: unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+            raise FieldError("--bots", f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
         if kind in mix:
-            raise InputError(f"--bots: {kind} is given twice")
+            raise FieldError("--bots", f"{kind} is given twice")
         try:
             mix[kind] = NON_NEGATIVE.parse(weight) if sep else 1.0
         except ValueError as exc:
-            raise InputError(f"--bots: weight of {kind}: {exc}") from None
+            raise FieldError("--bots", f"weight of {kind}: {exc}") from None
     if not any(mix.values()):
-        raise InputError("--bots: at least one bot kind needs a positive weight")
+        raise FieldError("--bots", "at least one bot kind needs a positive weight")
     return mix
 
 
 def check(args: argparse.Namespace) -> TournamentArgs:
-    """The tournament ``args`` asks for; InputError naming the flag (or the structure's field)."""
+    """The tournament ``args`` asks for; :class:`FieldError` naming the flag (or the structure file's field)."""
     import secrets
 
-    from tablestorm.services.director.structure import StructureError
     from tablestorm.sim.distributions import Distribution
-    from tablestorm.sim.load.args import writable
     from tablestorm.sim.tournament.profiles import ONLINE_DEALING, ONLINE_THINK, DealingModel, PlayerProfile
     from tablestorm.sim.tournament.structure_file import load_structure
 
-    try:
-        structure = load_structure(args.structure)
-    except StructureError as exc:  # its message starts with the file's path
-        raise InputError(str(exc)) from None
+    structure = load_structure(args.structure)
     cap = structure.max_entrants
     if args.entrants < 2:
-        raise InputError(f"--entrants: a tournament needs at least 2, got {args.entrants}")
+        raise FieldError("--entrants", f"a tournament needs at least 2, got {args.entrants}")
     if cap and args.entrants > cap:
-        raise InputError(f"--entrants: the structure seats at most {cap} (max_entrants), got {args.entrants}")
+        raise FieldError("--entrants", f"the structure seats at most {cap} (max_entrants), got {args.entrants}")
     think = ONLINE_THINK if args.think is None else Distribution("fixed", args.think)
     if args.think is not None and args.think >= structure.clock_seconds:
-        raise InputError(f"--think: {args.think:g} s is the whole {structure.clock_seconds:g} s action clock or more: "
-                         "every bot would time out (CLOCK-2)")
+        raise FieldError("--think", f"{args.think:g} s is the whole {structure.clock_seconds:g} s action clock or "
+                         "more: every bot would time out (CLOCK-2)")
     mix = parse_mix(args.bots)
     profiles = tuple(PlayerProfile(kind, think=think, weight=weight) for kind, weight in mix.items())
     dealing = ONLINE_DEALING if args.hand_pause is None else DealingModel(between_hands_s=args.hand_pause, card_s=0.0)
-    chaos = tuple(_chaos(text) for text in args.chaos)
+    chaos = tuple(ChaosEvent.parse(text) for text in args.chaos)
     if args.accelerated:
         for name, given in (("--chaos", bool(chaos)), ("--hosts", args.hosts is not None),
                             ("--fleets", args.fleets is not None), ("--address", args.address is not None)):
             if given:
-                raise InputError(f"{name}: a live run's flag; --accelerated runs in this process, on no Ray")
+                raise FieldError(name, "a live run's flag; --accelerated runs in this process, on no Ray")
     hosts = 2 if args.hosts is None else args.hosts
     kills = Counter(event.action for event in chaos)["kill-host"]
     if kills and hosts <= kills:
-        raise InputError(f"--chaos: {kills} kill-host event(s) need at least {kills + 1} table hosts (the killed "
+        raise FieldError("--chaos", f"{kills} kill-host event(s) need at least {kills + 1} table hosts (the killed "
                          f"host's tables are rebuilt on another); the run has {hosts} (--hosts)")
     if any(event.action != "kill-host" for event in chaos):
-        raise InputError("--chaos: a tournament takes kill-host@SECONDS events only (its players are not a load "
+        raise FieldError("--chaos", "a tournament takes kill-host@SECONDS events only (its players are not a load "
                          "test's fleets)")
     fleets = min(2, args.entrants) if args.fleets is None else args.fleets
     if fleets > args.entrants:
-        raise InputError(f"--fleets: {fleets} fleets for {args.entrants} entrants leaves a fleet without players")
+        raise FieldError("--fleets", f"{fleets} fleets for {args.entrants} entrants leaves a fleet without players")
     address = None if args.address is None else check_address(args.address)
     seed = secrets.randbits(63) if args.seed is None else args.seed
     out = writable(Path(args.out), "--out", directory=True)
@@ -123,13 +119,6 @@ def check(args: argparse.Namespace) -> TournamentArgs:
         structure, args.entrants, profiles, dealing, seed, args.accelerated, chaos, hosts, fleets, address,
         args.connect_timeout, args.time_limit, out,
     )
-
-
-def _chaos(text: str) -> ChaosEvent:
-    try:
-        return ChaosEvent.parse(text)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -168,15 +157,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--time-limit", type=flag(Bound(minimum=1)), default=DEFAULT_TIME_LIMIT_S, metavar="SECONDS",
                    help="live: stop a tournament still running after this long, exit 1 (default 24 h)")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"directory for the files (default {DEFAULT_OUT})")
-    p.set_defaults(handler=_run)
 
 
-def _run(args: argparse.Namespace) -> int:
-    try:
-        request = check(args)
-    except InputError as exc:
-        print(f"tablestorm tournament: {exc}", file=sys.stderr)
-        return 2
+def run(args: argparse.Namespace) -> int:
+    """Play the tournament ``args`` asks for once every flag is checked; the exit status."""
+    request = check(args)
     import json
     import time
 
@@ -184,16 +169,16 @@ def _run(args: argparse.Namespace) -> int:
     from tablestorm.sim.reporting.meta import run_metadata
     from tablestorm.sim.tournament.outputs import write_outputs
 
-    run = run_metadata(args.command_line, time.time())
+    metadata = run_metadata(args.command_line, time.time())
     if request.accelerated:
-        document = _accelerated(request, run)
+        document = _accelerated(request, metadata)
     else:
         from tablestorm.sim.cluster.connection import ClusterError
         from tablestorm.sim.cluster.deployment import DeploymentError
         from tablestorm.sim.tournament.live_run import run_live
 
         try:
-            document = run_live(request, run, stream=sys.stderr)
+            document = run_live(request, metadata, stream=sys.stderr)
         except (ClusterError, DeploymentError) as exc:
             print(f"tablestorm tournament: {exc}", file=sys.stderr)
             return 2

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from tablestorm.services.engine.events import CardsDealt, CommunityCard, Drew, Event
 from tablestorm.sim.bots.kinds import BOT_KINDS
 from tablestorm.sim.distributions import Distribution
-from tablestorm.sim.load.scenario import apportion
+from tablestorm.sim.inputs import apportion
 
 __all__ = [
     "DEFAULT_PROFILES",

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from tablestorm.services.director.structure import StructureError, TournamentStructure, structure_from_mapping
+from tablestorm.services.director.structure import TournamentStructure, structure_from_mapping
+from tablestorm.services.fields import FieldError
 
 
 def load_structure(path: str | Path) -> TournamentStructure:
@@ -18,7 +19,7 @@ def load_structure(path: str | Path) -> TournamentStructure:
     try:
         data = yaml.safe_load(path.read_text())
     except OSError as exc:
-        raise StructureError(f"{path}: cannot read: {exc.strerror}") from None
+        raise FieldError(str(path), f"cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise StructureError(f"{path}: not valid YAML: {exc}") from None
+        raise FieldError(str(path), f"not valid YAML: {exc}") from None
     return structure_from_mapping(data, str(path))

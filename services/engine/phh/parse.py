@@ -20,21 +20,34 @@ from tablestorm.services.engine.cards import Card, parse_card
 from tablestorm.services.engine.hand import BlindPost
 from tablestorm.services.engine.phh.codes import EXTENSION_MARK, PHH_CODES
 from tablestorm.services.engine.variants import VARIANTS, Stakes, Structure, TableOptions, Variant
+from tablestorm.services.fields import FieldError
 
 _BLIND_KINDS = ("small_blind", "big_blind", "dead_small_blind")
+_OPTION_FIELDS = {
+    "stakes.ante": "antes",
+    "stakes.small_blind": "blinds_or_straddles",
+    "stakes.big_blind": "blinds_or_straddles",
+    "structure": "variant",
+    "cap": "_cap",
+    "clock_seconds": "time_limit",
+    "max_seats": "seat_count",
+    "buy_in": "_buy_in",
+}
+"""The PHH field behind each of the engine's :class:`TableOptions` fields that PHH names otherwise
+(``stakes.small_bet`` is ``small_bet``)."""
 
 
 class PhhError(ValueError):
     """Base class of the errors :func:`loads` and :func:`replay` raise."""
 
 
-class PhhFormatError(PhhError):
-    """The text is not a PHH hand tablestorm can replay; ``field`` names the offending field."""
+class PhhFormatError(FieldError, PhhError):
+    """The text is not a PHH hand tablestorm can replay; ``field`` names the offending PHH field.
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+    A :class:`FieldError` of its own kind: a reader of histories (``tablestorm replay``, the fuzzers)
+    tells a malformed history apart from any other refusal, which would be an engine error the
+    parser failed to name in PHH's terms.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +175,7 @@ def loads_all(text: str) -> list[PhhHand]:
         try:
             hands.append(_from_fields(table))
         except PhhFormatError as exc:
-            raise PhhFormatError(f"[{key}].{exc.field}", exc.message) from None
+            raise exc.within(f"[{key}].") from None
     return hands
 
 
@@ -299,8 +312,8 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
             max_seats=max_seats,
             buy_in=buy_in,
         )
-    except ValueError as exc:
-        raise PhhFormatError(_stakes_field(str(exc)), str(exc)) from None
+    except FieldError as exc:  # the engine names its option; PHH spells some of them otherwise
+        raise PhhFormatError(_OPTION_FIELDS.get(exc.field, exc.field.removeprefix("stakes.")), str(exc)) from None
 
     hand_number = fields.get("hand")
     if hand_number is not None and (isinstance(hand_number, bool) or not isinstance(hand_number, int | str)):
@@ -322,17 +335,6 @@ def _from_fields(fields: dict[str, Any]) -> PhhHand:
         finishing_stacks=finishing,
         fields=fields,
     )
-
-
-def _stakes_field(message: str) -> str:
-    found = re.search(r"stakes\.(\w+)", message)
-    if found is None:
-        return "variant" if "structure" in message else "options"
-    return {
-        "ante": "antes",
-        "small_blind": "blinds_or_straddles",
-        "big_blind": "blinds_or_straddles",
-    }.get(found.group(1), found.group(1))
 
 
 def _label_index(where: str, text: str, n: int) -> int:
