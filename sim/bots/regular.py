@@ -24,9 +24,10 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
-from tablestorm.services.engine.evaluation import BOARD, category_of
+from tablestorm.services.engine.evaluation import BOARD, Ranking, category_of
 from tablestorm.sim.bots.percentiles import percentile
 from tablestorm.sim.bots.strategies import Action, Legal, View, draw_discards
 
@@ -264,13 +265,23 @@ def _discounted(view: View, p: float) -> float:
     """Less when an opponent's up cards alone already beat the seat's own made category (stud)."""
     if not view.others_up:
         return p
-    own = [*view.down, *view.up, *view.community]
-    mine = category_of(BOARD.evaluate(own[:4]), BOARD) if len(own) < 5 else category_of(
-        view.high_ranking.evaluate(own[:7]), view.high_ranking)
+    mine = _category(tuple(sorted((*view.down, *view.up, *view.community))), view.high_ranking)
     for board in view.others_up:
-        if 0 < len(board) <= 4 and category_of(BOARD.evaluate(board), BOARD) > mine:
+        if 0 < len(board) <= 4 and _board_category(board) > mine:
             return p * 0.7
     return p
+
+
+@lru_cache(maxsize=1 << 14)
+def _category(own: tuple[int, ...], ranking: Ranking) -> int:
+    if len(own) >= 5:
+        return category_of(ranking.evaluate(own[:7]), ranking)
+    return category_of(BOARD.evaluate(own), BOARD)
+
+
+@lru_cache(maxsize=1 << 14)
+def _board_category(board: tuple[int, ...]) -> int:
+    return category_of(BOARD.evaluate(board), BOARD)
 
 
 def _fold(view: View) -> Action:

@@ -70,6 +70,7 @@ __all__ = [
     "draw_discards",
     "is_allowed",
     "leaving_action",
+    "rate",
     "strength",
 ]
 
@@ -407,16 +408,23 @@ def _low_score(cards: list[int]) -> float:
     return 0.4 + 0.06 * len(cards) if cards and len(lows) == len(cards) >= 3 else 0.0
 
 
+def rate(own: list[int], ranking: Ranking, hi_lo: bool) -> tuple[int, float]:
+    """(made category, rough 0..1 rating) of cards alone: made category, rank, draws and, in
+    Hi-Lo, the 8-or-better low."""
+    category, score = _made_score(own, ranking)
+    score += _draw_bonus(own)
+    if hi_lo:
+        score = max(score, _low_score(own))
+    return category, score
+
+
 def strength(view: View) -> float:
-    """A rough 0..1 rating of the seat's hand: made category, rank, draws, Hi-Lo lows, and a
-    discount when an opponent's up cards alone already beat the seat's made category."""
+    """A rough 0..1 rating of the seat's hand (:func:`rate`), with a discount when an opponent's
+    up cards alone already beat the seat's made category."""
     own = [*view.down, *view.up, *view.community]
     if not own:
         return 0.0
-    category, score = _made_score(own, view.high_ranking)
-    score += _draw_bonus(own)
-    if view.variant.low is LOW8:
-        score = max(score, _low_score(own))
+    category, score = rate(own, view.high_ranking, view.variant.low is LOW8)
     for board in view.others_up:
         if 0 < len(board) <= 4 and category_of(BOARD.evaluate(board), BOARD) > category:
             score -= 0.2
