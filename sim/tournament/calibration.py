@@ -142,7 +142,6 @@ SNG_NL = (
     Band("T1.final_level", "the level it ended in, median (big blind 2.7-10.7 % of the chips)", 9, 13, "S3, N32",
          median_of(lambda run: float(run.final_level))),
     Band("T1.hands", "hands, median", 40, 1_000, "T1 (duration x pace)", median_of(lambda run: float(run.hands))),
-    Band("T1.quick_end", "share of runs over within 10 hands", 0, 0.01, "T1", share_of(lambda run: run.hands <= 10)),
     Band("T1.hand1_bust", "share of runs with a bust in the first hand", 0, 0.10, "T1, D3",
          share_of(lambda run: run.hands_to_first_bust == 1)),
 )
@@ -154,12 +153,23 @@ MTT_NL = (
     Band("T2.end", "minutes to the winner, median", 95, 150, "D1, D3 rescaled, S3",
          median_of(lambda run: _minutes(run.duration_s))),
 )
+QUICK_END = Band("T1.quick_end", "share of runs over within 10 hands", 0, 0.01, "T1",
+                 share_of(lambda run: run.hands <= 10))
+LIMIT_MTT = (MIDDLE_LIMIT, END, NEVER_DEEPER, SHAPE)
+"""Fixed-limit MTTs: stud's evidence (T7) applied at equal depth in big bets (principle 1)."""
 CASES = (
-    Case("draw-nl-sng.yaml", 5, (*SNG_NL, END, DEEP_ALL_IN, PACE_DRAW)),
+    Case("draw-nl-sng.yaml", 5, (*SNG_NL, QUICK_END, END, DEEP_ALL_IN, PACE_DRAW)),
     Case("draw-nl-mtt.yaml", 75, (*MTT_NL, END, NEVER_DEEPER, MIDDLE_NL, DEEP_ALL_IN, SHAPE, PACE_DRAW,
                                    THREE_LEVELS)),
-    Case("stud-mtt.yaml", 100, (LEVEL1, MIDDLE_LIMIT, END, NEVER_DEEPER, SHAPE, PACE_STUD)),
+    Case("stud-mtt.yaml", 100, (LEVEL1, *LIMIT_MTT, PACE_STUD)),
+    Case("stud8-mtt.yaml", 100, (LEVEL1, *LIMIT_MTT, PACE_STUD)),
+    Case("5stud-mtt.yaml", 100, (LEVEL1, *LIMIT_MTT, PACE_STUD)),
+    Case("stud8-turbo.yaml", 100, (*LIMIT_MTT, PACE_STUD)),
+    Case("draw-limit-rebuy.yaml", 75, (MIDDLE_LIMIT, END, SHAPE, PACE_DRAW)),
+    Case("5stud-sng.yaml", 8, (QUICK_END, END, PACE_STUD)),
 )
+"""Every example structure but the tiny test fixtures (``fast-*``, ``stud-mtt-fast``: seconds-long
+levels, made to finish tests quickly, not to be played like an event)."""
 
 
 def play(case: Case, seeds: int | None = None) -> list[Dynamics]:
