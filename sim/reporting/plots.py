@@ -32,6 +32,8 @@ _SIZE: Final = (7.2, 3.0)
 """Inches: at the page's width a chart is about 560 px wide."""
 _SVG_OPEN: Final = re.compile(r"^.*?(<svg\b[^>]*>)", re.S)
 _Row = TypeVar("_Row")
+_HALO: Final = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
+"""Behind a mark's label, so that it reads over the lines it crosses."""
 
 matplotlib.rcParams.update({
     "svg.fonttype": "none",
@@ -134,12 +136,12 @@ def _mark(axes: Any, hlines: Sequence[Mark], vlines: Sequence[Mark], *, in_legen
     for mark in hlines:
         axes.axhline(mark.at, color=mark.colour, linewidth=1.0, linestyle=":")
         axes.annotate(mark.label, (0.005, mark.at), xycoords=("axes fraction", "data"), color=mark.colour,
-                      fontsize=8, va="bottom")
+                      fontsize=8, va="bottom", bbox=_HALO)
     for mark in vlines:
         axes.axvline(mark.at, color=mark.colour, linewidth=1.0, linestyle="--", label=mark.label if in_legend else None)
         if not in_legend:
             axes.annotate(mark.label, (mark.at, 0.98), xycoords=("data", "axes fraction"), color=mark.colour,
-                          fontsize=8, rotation=90, ha="right", va="top")
+                          fontsize=8, rotation=90, ha="right", va="top", bbox=_HALO)
 
 
 def _clock(hours: float, _: object = None) -> str:
