@@ -16,14 +16,27 @@ from tablestorm.sim.reporting.terminal import redraws
 from tablestorm.sim.schedule.progress import Progress
 from tablestorm.sim.tournament.terminal import TournamentView
 
+_END = "-- end --"
+
 
 @pytest.fixture
 def terminal() -> Iterator[tuple[TextIO, Callable[[], str]]]:
-    """A pseudo-terminal: the stream a view writes to (a TTY), and what arrived on its other side."""
+    """A pseudo-terminal: the stream a view writes to (a TTY), and a function that marks the end of
+    what was written and returns all of it as it arrived on the other side (read up to the mark:
+    the terminal may pass it on in pieces)."""
     controller, tty = os.openpty()
     stream = os.fdopen(tty, "w")
+
+    def received() -> str:
+        stream.write(_END + "\n")
+        stream.flush()
+        arrived = ""
+        while _END not in arrived:
+            arrived += os.read(controller, 1 << 16).decode()
+        return arrived.split(_END)[0]
+
     try:
-        yield stream, lambda: os.read(controller, 1 << 16).decode()
+        yield stream, received
     finally:
         stream.close()
         os.close(controller)
