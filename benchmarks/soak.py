@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from tablestorm.sim.load.chaos import ChaosEvent  # noqa: E402
 from tablestorm.sim.load.driver import LoadTest, RunState  # noqa: E402
 from tablestorm.sim.load.scenario import load  # noqa: E402
-from tablestorm.sim.reporting import html, plots  # noqa: E402
+from tablestorm.sim.reporting import html, plots, style  # noqa: E402
 from tablestorm.sim.reporting.meta import run_metadata  # noqa: E402
 
 WARM_UP_MINUTES = 5
@@ -99,22 +99,24 @@ def soak_page(result: dict[str, Any]) -> str:
     samples = result["samples"]
     minutes = [s["minute"] for s in samples]
     names = sorted({n for s in samples for n in s["rss"]})
+    kills = [plots.Mark(k["at_s"] / 60, f"kill {k['host']}") for k in result["kills"]]
+    rss_title = "Resident memory per host and fleet"
     rss = plots.lines(
         minutes,
         [plots.Series(n, [s["rss"].get(n, float("nan")) / 2**20 for s in samples]) for n in names],
-        xlabel="minute", ylabel="RSS (MiB)",
-        vlines=[(k["at_s"] / 60, f"kill {k['host']}") for k in result["kills"]],
+        title=rss_title, xlabel="minute", ylabel="RSS (MiB)", vlines=kills,
     )
+    growth_title = "Growth of the hosts and fleets judged (alive from the warm-up to the end)"
     growth = plots.lines(
         minutes,
         [plots.Series(name, _percent_growth(samples, name)) for name in sorted(result["growth"])],
-        xlabel="minute", ylabel=f"RSS growth since minute {WARM_UP_MINUTES} (%)", from_zero=False,
-        hlines=[(100 * GROWTH_LIMIT, f"limit {GROWTH_LIMIT:.0%}")],
-        vlines=[(k["at_s"] / 60, f"kill {k['host']}") for k in result["kills"]],
+        title=growth_title, xlabel="minute", ylabel=f"RSS growth since minute {WARM_UP_MINUTES} (%)",
+        from_zero=False, hlines=[plots.Mark(100 * GROWTH_LIMIT, f"limit {GROWTH_LIMIT:.0%}", style.RED)], vlines=kills,
     )
+    p99_title = "p99 action round trip per minute"
     p99 = plots.lines(
         minutes, [plots.Series("p99 round trip", [s["p99_ms"] for s in samples])],
-        xlabel="minute", ylabel="ms",
+        title=p99_title, xlabel="minute", ylabel="ms",
     )
     verdict = result["verdict"]
     badge = html.verdict([{"ok": ok} for ok in verdict.values()])
@@ -126,10 +128,8 @@ def soak_page(result: dict[str, Any]) -> str:
                 html.card("protocol violations", result["protocol_violations"]),
                 html.card("hosts killed", len(result["kills"])),
             ]),
-            html.section("Over time", html.figure("Resident memory per host and fleet", rss)
-                         + html.figure("Growth of the hosts and fleets judged (alive from the warm-up to the end)",
-                                       growth)
-                         + html.figure("p99 action round trip per minute", p99), "charts"),
+            html.section("Over time", html.figure(rss_title, rss) + html.figure(growth_title, growth)
+                         + html.figure(p99_title, p99), "charts"),
             html.section("Verdict", html.key_values("check", verdict)),
         ],
         f"Growth is measured from minute {WARM_UP_MINUTES} (the warm-up) to the end, for every actor alive "

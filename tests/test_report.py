@@ -6,15 +6,16 @@ from __future__ import annotations
 import io
 import json
 import re
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from charts import SVG, legend, svgs, texts, tick_labels, title
 
 from tablestorm.sim.load.live import LiveSnapshot, LiveView, render_block, render_line, snapshot
 from tablestorm.sim.load.report import history_rows, render_html, write_report
 from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
 from tablestorm.sim.load.summary import build_summary
+from tablestorm.sim.reporting.style import GAME_COLOURS, GREEN, ORANGE
 
 # 0.005 s and 0.2 s lie in buckets whose midpoints (4.94 ms, 201.2 ms) fall outside [min, max], so
 # every percentile below is clamped to an exact sample and the expected numbers are exact.
@@ -151,21 +152,21 @@ def test_write_report_writes_three_files(tmp_path: Path) -> None:
     assert plain.startswith("second,hands,actions,errors,unexpected_errors,p50_ms")
 
 
-def svgs(page: str) -> list[ET.Element]:
-    """Every inline SVG of the page, parsed as XML (which fails on a malformed chart)."""
-    return [ET.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", page, flags=re.S)]
-
-
 def test_report_html_is_self_contained_and_complete() -> None:
     stats = constructed_run()
     page = render_html(summary_of(stats), stats, bots_online={0: 10, 1: 12}, title="load <staging> & co")
-    # nothing to fetch or run: no scripts, links, images, imports or URLs but the SVG namespace
-    assert not re.search(r"<script|<link|<img|<iframe|@import|url\(|\bsrc=|\bhref=", page, flags=re.I)
-    assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg"}
+    # nothing to fetch or run: no scripts, links, images, imports, references out of the page (a chart
+    # refers to its own clip paths and markers, by #id) or URLs but the SVG and XLink namespaces
+    assert not re.search(r"<script|<link|<img|<iframe|@import|url\((?!#)|\bsrc=|\bhref=\"(?!#)", page, flags=re.I)
+    assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+    for svg in svgs(page):
+        ids = {e.get("id") for e in svg.iter()}
+        referred = {r for e in svg.iter() for value in e.attrib.values() for r in re.findall(r"url\(#([^)]+)\)", value)}
+        referred |= {value[1:] for e in svg.iter() for key, value in e.attrib.items() if key.endswith("href")}
+        assert referred <= ids, (title(svg), referred - ids)
     assert "<title>load &lt;staging&gt; &amp; co</title>" in page
-    titles = [svg.findtext("{http://www.w3.org/2000/svg}title") for svg in svgs(page)]
-    assert titles == ["Actions per second", "Hands per second", "Action latency over time",
-                      "Latency distribution", "Errors over time", "Bots online"]
+    assert [title(svg) for svg in svgs(page)] == ["Actions per second", "Hands per second", "Action latency over time",
+                                                  "Latency distribution", "Errors over time", "Bots online"]
     for label in ("actions / s", "hands / s", "latency (ms)", "% of actions", "latency (ms, log scale)",
                   "errors / s", "elapsed (s)"):
         assert f">{label}</text>" in page
@@ -175,18 +176,45 @@ def test_report_html_is_self_contained_and_complete() -> None:
     for kind in ("UNAVAILABLE", "DEADLINE_EXCEEDED", PROTOCOL_VIOLATION):
         assert f"<td>{kind}</td>" in page
     cells = '<td class="n">'
-    assert (f"<tr><td>7stud</td>{cells}3</td>{cells}98</td>{cells}5 ms</td>{cells}5 ms</td>{cells}1</td>"
+    stud = f'<span class="swatch" style="background:{GAME_COLOURS["7stud"]}"></span>Seven Card Stud'
+    assert (f"<tr><td>{stud}</td>{cells}3</td>{cells}98</td>{cells}5 ms</td>{cells}5 ms</td>{cells}1</td>"
             f"{cells}3</td>{cells}0</td>{cells}1</td></tr>") in page
+    assert "<td>7stud</td>" not in page and "Seven-to-Ace Five Card Draw</td>" in page
+
+
+def test_the_latency_distribution_marks_its_percentiles() -> None:
+    """Bars in equal bins per decade on a log axis of milliseconds, ticked on round numbers, the
+    percentiles as keyed lines at their values (5 ms, 5 ms and 200 ms)."""
+    stats = constructed_run()
+    distribution = svgs(render_html(summary_of(stats), stats))[3]
+    assert legend(distribution) == [("p50", GREEN), ("p95", "#7c3aed"), ("p99", ORANGE)]
+    assert tick_labels(distribution, "x") == ["5", "10", "20", "50", "100", "200"]
+
+
+def _line_runs(svg: object, colour: str) -> list[int]:
+    """The lengths (in points) of the runs of the data line drawn in ``colour``."""
+    for path in svg.iter(f"{SVG}path"):  # type: ignore[attr-defined]
+        style = path.get("style", "")
+        if f"stroke: {colour}" in style and "stroke-width: 1.6" in style and "clip-path" in path.attrib:
+            return [len(run.split("L")) for run in path.get("d").split("M")[1:]]
+    raise AssertionError(f"no line in {colour}")
+
+
+def _dots(svg: object, colour: str) -> int:
+    """The dots drawn in ``colour`` outside the legend (a line's lone values)."""
+    keyed = {id(u) for g in svg.iter(f"{SVG}g") if g.get("id", "").startswith("legend_") for u in g.iter()}  # type: ignore[attr-defined]
+    return sum(1 for u in svg.iter(f"{SVG}use") if id(u) not in keyed and f"fill: {colour}" in u.get("style", ""))  # type: ignore[attr-defined]
 
 
 def test_latency_chart_breaks_where_no_action_was_answered() -> None:
-    """Seconds 0-1 and 3 have actions, 2 has none: the p50 line is one run of two points and a dot."""
+    """Seconds 0-1 and 3 have actions, 2 has none: each percentile's line is a run of two points and
+    a lone point, drawn as a dot."""
     stats = constructed_run()
     page = render_html(summary_of(stats), stats)
     latency_svg = svgs(page)[2]
-    ns = "{http://www.w3.org/2000/svg}"
-    assert [len(p.attrib["points"].split()) for p in latency_svg.iter(f"{ns}polyline")] == [2, 2]
-    assert len(list(latency_svg.iter(f"{ns}circle"))) == 2
+    for colour in (GREEN, ORANGE):  # p50, p99
+        assert _line_runs(latency_svg, colour) == [2, 1]
+        assert _dots(latency_svg, colour) == 1
 
 
 def test_empty_run_renders_without_charts() -> None:
@@ -197,16 +225,22 @@ def test_empty_run_renders_without_charts() -> None:
     assert svgs(page) == []
 
 
+def _line_ys(svg: object) -> set[str]:
+    """The y coordinates of the points of the chart's one data line."""
+    for path in svg.iter(f"{SVG}path"):  # type: ignore[attr-defined]
+        if "stroke-width: 1.6" in path.get("style", "") and "clip-path" in path.attrib:
+            return {point.split()[1] for point in re.split(r"[ML]", path.get("d")) if point.strip()}
+    raise AssertionError("no line")
+
+
 def test_long_runs_are_binned_for_the_charts() -> None:
     stats = RunStats()
     for second in range(3000):
         stats.action(0.01, "check", "tight", now=second + 0.5)
     page = render_html(summary_of(stats, duration_s=3000.0), stats)
     throughput = svgs(page)[0]
-    points = next(throughput.iter("{http://www.w3.org/2000/svg}polyline")).attrib["points"].split()
-    assert len(points) == 600  # 5 s bins
-    assert {p.split(",")[1] for p in points} == {points[0].split(",")[1]}  # flat: 1 action/s everywhere
-    assert ">elapsed (min)</text>" in page
+    assert len(_line_ys(throughput)) == 1  # flat: 1 action/s everywhere
+    assert tick_labels(throughput, "x")[-1] == "50" and ">elapsed (min)</text>" in page
     assert "Charts show bins of\n5 s." in page
 
 
@@ -216,8 +250,7 @@ def test_partial_last_second_is_not_a_drop() -> None:
     for i in range(25):
         stats.action(0.01, "check", "tight", now=i / 10)
     page = render_html(summary_of(stats, duration_s=2.5), stats)
-    points = next(svgs(page)[0].iter("{http://www.w3.org/2000/svg}polyline")).attrib["points"].split()
-    assert len({p.split(",")[1] for p in points}) == 1
+    assert len(_line_ys(svgs(page)[0])) == 1
 
 
 # --- tablestorm.sim.load.live -----------------------------------------------------------------------------------
@@ -304,14 +337,13 @@ def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recover
                        "seats": ["a#1", "b#2"]}],
     )
     page = render_html(summary, stats, bots_online={0: 10, 1: 12})
-    ns = "{http://www.w3.org/2000/svg}"
-    by_title = {svg.findtext(f"{ns}title"): svg for svg in svgs(page)}
+    by_title = {title(svg): svg for svg in svgs(page)}
     labels = ["kill-host host-2", "host-0 lost", "127.0.0.1:7002 lost"]  # the chaos's own losses once, by the event
-    for title in ("Actions per second", "Hands per second", "Action latency over time", "Errors over time",
-                  "Bots online"):
-        marked = [g.findtext(f"{ns}text") for g in by_title[title].iter(f"{ns}g")]
-        assert sorted(marked) == sorted(labels), (title, marked)
-    assert not list(by_title["Latency distribution"].iter(f"{ns}g"))
+    for name in ("Actions per second", "Hands per second", "Action latency over time", "Errors over time",
+                 "Bots online"):
+        marked = [text for text in texts(by_title[name]) if text in labels]
+        assert sorted(marked) == sorted(labels), (name, marked)
+    assert not set(labels) & set(texts(by_title["Latency distribution"]))
     faults = page.split("<h2>Faults and recoveries</h2>", 1)[1].split("<h2>", 1)[0]
     rows = [re.sub(r"<[^>]+>", "|", row).strip("|").split("||") for row in re.findall(r"<tr>(.*?)</tr>", faults)]
     assert rows[1:4] == [
@@ -320,6 +352,6 @@ def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recover
         ["3 s", "host-0 (127.0.0.1:7000): tables rebuilt elsewhere", "lost", "4", "1", "4,000", "7 of 9", "–"],
     ]
     assert rows[5] == ["2.5 s", "127.0.0.1:7002", "2", "16,000", "a#1, b#2"]
-    errors_legend = page.split("<figcaption>Errors over time", 1)[1].split("</figcaption>", 1)[0]
-    assert ">UNAVAILABLE (chaos)</span>" in errors_legend and ">UNAVAILABLE</span>" in errors_legend
+    errors_legend = [label for label, _ in legend(by_title["Errors over time"])]
+    assert "UNAVAILABLE (chaos)" in errors_legend and "UNAVAILABLE" in errors_legend
     assert "<h2>Faults and recoveries</h2>" not in render_html(summary_of(stats), stats)

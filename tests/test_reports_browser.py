@@ -10,36 +10,17 @@ The screenshots are kept under the test's temporary directory for a person to lo
 
 from __future__ import annotations
 
-import importlib.util
+import html
+import json
 import re
 import shutil
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 from matplotlib import image
-from schedule_data import METADATA, capacity_doc, write
-from schedule_data import constructed_run as constructed_day
-from test_capacity import _capacity, _step
-from test_report import constructed_run, summary_of
-
-from tablestorm.sim.capacity.report import render_capacity_html
-from tablestorm.sim.distributions import Distribution
-from tablestorm.sim.load.report import write_report
-from tablestorm.sim.plan.inputs import read_capacity, read_schedule
-from tablestorm.sim.plan.report import write_plan_html
-from tablestorm.sim.plan.result import QUANTITIES, Settings, build_plan
-from tablestorm.sim.reporting.meta import run_metadata
-from tablestorm.sim.schedule.report import write_schedule_html
-from tablestorm.sim.schedule.result import build_schedule
-from tablestorm.sim.tournament.accelerated import AcceleratedTournament
-from tablestorm.sim.tournament.outputs import tournament_document, write_outputs
-from tablestorm.sim.tournament.profiles import PlayerProfile
-from tablestorm.sim.tournament.structure_file import load_structure
+from report_kinds import REPORTS
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT = 90.0
@@ -54,89 +35,13 @@ FLAGS = (
 _EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
 
-def _load_report(out: Path) -> Path:
-    stats = constructed_run()
-    return write_report(out, summary_of(stats), stats, bots_online={0: 12, 1: 12, 2: 11, 3: 12})["report"]
-
-
-def _capacity_report(out: Path) -> Path:
-    steps = [_step(100, 50, 0.01), _step(200, 95, 0.02), _step(400, 170, 0.04), _step(800, 190, 0.3)]
-    out.mkdir(parents=True)
-    path = out / "capacity.html"
-    path.write_text(render_capacity_html(_capacity(steps, out)), encoding="utf-8")
-    return path
-
-
-def _tournament_report(out: Path) -> Path:
-    """A real accelerated tournament of the fast test structure (30 entrants, late entries)."""
-    structure = load_structure("sim/tournaments/fast-test.yaml")
-    result = AcceleratedTournament(structure, entrants=30, seed=3, profiles=[PlayerProfile(think=Distribution())]).run()
-    document = tournament_document(result, mode="accelerated", finished=True, interrupted=False,
-                                   run=run_metadata(["tablestorm", "tournament"], 0.0))
-    return write_outputs(out, document)["html"]
-
-
-def _schedule_report(out: Path) -> Path:
-    out.mkdir(parents=True)
-    return write_schedule_html(build_schedule(constructed_day(), METADATA), out)
-
-
-def _plan_report(out: Path) -> Path:
-    out.mkdir(parents=True)
-    schedule = read_schedule(write(out / "schedule.json", build_schedule(constructed_day(), METADATA)), QUANTITIES)
-    per_core = {"actions_per_s": 700.0, "hands_per_s": 25.0, "seated_players": 4800.0, "play_streams": 4800.0}
-    capacity = read_capacity(write(out / "capacity.json", capacity_doc(per_core)))
-    plan, _ = build_plan(schedule, capacity, Settings(headroom=0.3, cores_per_node=4, quantile="p90"), METADATA,
-                         image="tablestorm:test")
-    return write_plan_html(plan, out)
-
-
-def _benchmark(name: str) -> ModuleType:
-    """A script of ``benchmarks/`` (not a package) loaded as a module."""
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent.parent / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _soak_report(out: Path) -> Path:
-    """Ten minutes of samples of two hosts and two fleets, host-1 killed at minute 5 and replaced
-    by host-2."""
-    soak = _benchmark("soak")
-    samples = [
-        {"minute": m, "p99_ms": 5.0 + m % 3, "bots_online": 2000, "protocol_violations": 0,
-         "rss": {"host-0": (150 + m) * 2**20, ("host-1" if m < 5 else "host-2"): (140 + m % 5) * 2**20,
-                 "fleet-0": (300 + m / 2) * 2**20, "fleet-1": (305 - m / 4) * 2**20}}
-        for m in range(1, 11)
-    ]
-    summary = {"recoveries": [{"at_s": 300.0, "host": "host-1"}], "chips_conserved": True,
-               "protocol_violations": 0, "errors": 0, "hands": 40_000, "actions": 400_000}
-    result = soak.soak_result(2000, 10, ["benchmarks/soak.py", "--minutes", "10"], time.time(), samples, summary)
-    out.mkdir(parents=True)
-    path = out / "soak.html"
-    path.write_text(soak.soak_page(result), encoding="utf-8")
-    return path
-
-
-REPORTS: dict[str, Callable[[Path], Path]] = {
-    "load": _load_report,
-    "capacity": _capacity_report,
-    "tournament": _tournament_report,
-    "schedule": _schedule_report,
-    "plan": _plan_report,
-    "soak": _soak_report,
-}
-"""Each kind of report and how to build one from constructed data (the commands' own code)."""
-
-
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 @pytest.mark.parametrize("kind", sorted(REPORTS))
 def test_the_report_renders_offline_in_a_browser(kind: str, tmp_path: Path) -> None:
     assert CHROMIUM is not None
     page = REPORTS[kind](tmp_path / kind)
-    html = page.read_text(encoding="utf-8")
-    assert "<script" not in html.lower() and not _EXTERNAL.search(html), "a report must be self-contained"
+    text = page.read_text(encoding="utf-8")
+    assert "<script" not in text.lower() and not _EXTERNAL.search(text), "a report must be self-contained"
     shot = tmp_path / f"{kind}.png"
     result = subprocess.run(
         [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
@@ -152,3 +57,40 @@ def test_the_report_renders_offline_in_a_browser(kind: str, tmp_path: Path) -> N
     # (the shortest report, the soak's three charts and verdict, inks about 0.6 % of it).
     lower = pixels[WINDOW[1] // 4 :, :, :3]
     assert (lower < 0.9).any(axis=2).mean() > 0.003, f"{kind}: nothing below the top quarter"
+
+
+_MEASURE = """<script>
+const box = (e) => e.closest("section, figure, main");
+const over = [];
+if (document.scrollingElement.scrollWidth > innerWidth)
+  over.push(`the page: ${document.scrollingElement.scrollWidth} px wide in a ${innerWidth} px window`);
+for (const t of document.querySelectorAll("table")) {
+  const outer = t.parentElement.getBoundingClientRect(), inner = t.getBoundingClientRect();
+  const spills = inner.right > box(t).getBoundingClientRect().right + 0.5;
+  if (t.parentElement.scrollWidth > t.parentElement.clientWidth || spills)
+    over.push(`table "${t.querySelector("th").textContent}": ${inner.width} px in ${outer.width} px`);
+}
+document.body.setAttribute("data-overflow", JSON.stringify(over));
+</script>"""
+"""Lists what is wider than its place: the page against the window, each table against its box
+(and the section or figure holding it); set on the body for ``--dump-dom`` to print."""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@pytest.mark.parametrize("kind", sorted(REPORTS))
+def test_nothing_is_wider_than_its_page(kind: str, tmp_path: Path) -> None:
+    """Laid out by the browser at the screenshot's width: no table spills out of its box or scrolls
+    inside it, and the page needs no sideways scrolling. The report itself has no script: a copy of
+    it gets the measuring one."""
+    assert CHROMIUM is not None
+    page = REPORTS[kind](tmp_path / kind)
+    measured = page.with_name(f"measured-{page.name}")
+    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
+    result = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
+         "--dump-dom", measured.resolve().as_uri()],
+        capture_output=True, text=True, timeout=BROWSER_TIMEOUT,
+    )
+    found = re.search(r'data-overflow="([^"]*)"', result.stdout)
+    assert result.returncode == 0 and found, result.stderr[-2000:]
+    assert json.loads(html.unescape(found.group(1))) == []

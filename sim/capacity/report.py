@@ -32,10 +32,11 @@ from tablestorm.sim.reporting.html import (
     section,
     table,
 )
+from tablestorm.sim.reporting.style import BLUE, GREEN, ORANGE, PURPLE, RED
 
 __all__ = ["render_capacity_html", "write_capacity_html"]
 
-_LATENCY_COLOURS = {"p50": plots.GREEN, "p99": plots.ORANGE}
+_LATENCY_COLOURS = {"p50": GREEN, "p99": ORANGE}
 _IN_REACH = 10
 """A fitted peak beyond this many times the largest step is no peak the sweep can speak for."""
 
@@ -47,24 +48,24 @@ def _value(parameter: Mapping[str, Any] | None) -> float | None:
 def _throughput_chart(steps: Sequence[Mapping[str, Any]], fit: Mapping[str, Any], slo_step: int | None) -> str:
     bots = [s["bots"] for s in steps]
     actions = [s["throughput"]["actions_per_s"] for s in steps]
-    goodput = plots.Series("goodput actions/s", [s["goodput"]["actions_per_s"] for s in steps], colour=plots.GREEN)
-    vlines = [] if slo_step is None else [(float(slo_step), "SLO capacity")]
+    goodput = plots.Series("goodput actions/s", [s["goodput"]["actions_per_s"] for s in steps], colour=GREEN)
+    vlines = [] if slo_step is None else [plots.Mark(float(slo_step), "SLO capacity")]
     if fit.get("error") is None:
         lam, sigma, kappa = (float(fit[k]["value"]) for k in ("lambda", "sigma", "kappa"))
         peak = fit.get("peak_bots")
         right = max(bots) * 1.15
         if peak is not None and peak <= right:
-            vlines.append((peak, "USL peak"))
+            vlines.append(plots.Mark(peak, "USL peak"))
         curve_x = np.linspace(1.0, right, 200)
         curve_y = usl(curve_x, lam, sigma, kappa)
         label = f"USL: λ={lam:.4g}, σ={sigma:.3g}, κ={kappa:.3g}"
     else:
         curve_x, curve_y, label = np.array([]), np.array([]), "no USL fit"
-    svg = plots.scatter_fit(
-        bots, actions, curve_x.tolist(), curve_y.tolist(), xlabel="bots (offered)", ylabel="actions / s",
+    title = "Throughput against load"
+    return figure(title, plots.scatter_fit(
+        bots, actions, curve_x.tolist(), curve_y.tolist(), title=title, xlabel="bots (offered)", ylabel="actions / s",
         point_label="throughput actions/s", fit_label=label, vlines=vlines, more_points=[goodput],
-    )
-    return figure("Throughput against load", svg)
+    ))
 
 
 def _slo_lines(expressions: Sequence[str]) -> list[tuple[str, float, str]]:
@@ -85,20 +86,21 @@ def _latency_chart(steps: Sequence[Mapping[str, Any]], expressions: Sequence[str
         plots.Series(f"{key} round trip", [s["latency_ms"].get(key) for s in steps], colour=_LATENCY_COLOURS.get(key))
         for key in dict.fromkeys(keys)
     ]
-    svg = plots.lines(
-        [s["bots"] for s in steps], series, xlabel="bots (offered)", ylabel="latency (ms)",
-        hlines=[(level, label) for _, level, label in slo_lines], markers=True,
-    )
-    return figure("Round trip against load", svg)
+    title = "Round trip against load"
+    return figure(title, plots.lines(
+        [s["bots"] for s in steps], series, title=title, xlabel="bots (offered)", ylabel="latency (ms)",
+        hlines=[plots.Mark(level, label, RED) for _, level, label in slo_lines], markers=True,
+    ))
 
 
 def _cores_chart(steps: Sequence[Mapping[str, Any]]) -> str:
     series = [
-        plots.Series("table hosts", [s["hosts"]["cores_used"] for s in steps], colour=plots.BLUE),
-        plots.Series("bot fleets", [s["fleets"]["cores_used"] for s in steps], colour=plots.PURPLE),
+        plots.Series("table hosts", [s["hosts"]["cores_used"] for s in steps], colour=BLUE),
+        plots.Series("bot fleets", [s["fleets"]["cores_used"] for s in steps], colour=PURPLE),
     ]
-    svg = plots.lines([s["bots"] for s in steps], series, xlabel="bots (offered)", ylabel="cores used", markers=True)
-    return figure("CPU against load", svg)
+    title = "CPU against load"
+    return figure(title, plots.lines([s["bots"] for s in steps], series, title=title, xlabel="bots (offered)",
+                                     ylabel="cores used", markers=True))
 
 
 def _steps_table(steps: Sequence[Mapping[str, Any]], slo_step: int | None) -> str:
@@ -126,7 +128,7 @@ def _significant(value: float | None) -> str:
 
 def _fit_table(fit: Mapping[str, Any], largest: int) -> str:
     if fit.get("error") is not None:
-        return table(["USL fit", ""], [["not fitted", escape(fit["error"])]])
+        return table(["USL fit", ""], [["not fitted", escape(fit["error"])]], pairs=True)
     rows = [
         [name, _significant(_value(fit[key])), _significant(fit[key]["stderr"])]
         for name, key in (("λ (actions/s of one bot)", "lambda"), ("σ (contention)", "sigma"),

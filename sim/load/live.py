@@ -12,12 +12,12 @@ filled (and fleets ship with a delay), so including it would show a false dip.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from typing import TextIO
 
 from tablestorm.sim.load.stats import RunStats
+from tablestorm.sim.reporting.terminal import redraws
 
 __all__ = ["LiveSnapshot", "LiveView", "render_block", "render_line", "snapshot"]
 
@@ -150,7 +150,7 @@ def render_line(snap: LiveSnapshot) -> str:
 class LiveView:
     """Shows snapshots on ``stream``: redrawn in place on a terminal, as periodic lines otherwise.
 
-    ``tty`` overrides the detection (``stream.isatty()`` and TERM not "dumb"); ``width`` overrides
+    ``tty`` overrides the detection (:func:`~tablestorm.sim.reporting.terminal.redraws`); ``width`` overrides
     the terminal width, to which lines are cut so that none wraps and breaks the redraw. The redraw
     moves the cursor up over the previous block, so on a terminal nothing else should write to the
     stream between updates (log to stderr or a file instead).
@@ -170,7 +170,7 @@ class LiveView:
         self._duration_s = duration_s
         self._window_s = window_s
         self._plain_every_s = plain_every_s
-        self._tty = stream.isatty() and os.environ.get("TERM") != "dumb" if tty is None else tty
+        self._tty = redraws(stream) if tty is None else tty
         self._width = width
         self._drawn_lines = 0
         self._last_line_at: float | None = None

@@ -2,8 +2,8 @@
 
 summary.json is what machines read (CI gates, dashboards, the thresholds); history.csv is the run
 second by second for spreadsheets and notebooks; report.html is what people read: one file with
-inline CSS and SVG charts drawn here, no scripts and nothing fetched, so it can be attached to a
-ticket or opened from an artifact store years later and still render.
+inline CSS and SVG charts (:mod:`tablestorm.sim.reporting.plots`), no scripts and nothing fetched,
+so it can be attached to a ticket or opened from an artifact store years later and still render.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, Final
 from tablestorm.sim.load.recovery import CHAOS
 from tablestorm.sim.load.stats import RELATIVE_ERROR, SUB_BUCKETS, LatencyHistogram, RunStats, SecondStats
 from tablestorm.sim.load.summary import ms
+from tablestorm.sim.reporting import plots
 from tablestorm.sim.reporting.html import (
     FAIL_BADGE,
     PASS_BADGE,
@@ -28,11 +29,13 @@ from tablestorm.sim.reporting.html import (
     escape,
     figure,
     fmt,
+    game,
     page,
     run_table,
     table,
     verdict,
 )
+from tablestorm.sim.reporting.style import BLUE, CYAN, GREEN, GREY, ORANGE, PURPLE, RED, YELLOW
 
 __all__ = [
     "HISTORY_COLUMNS",
@@ -109,11 +112,8 @@ def write_report(
 
 _MAX_BINS: Final = 600
 """Charts merge seconds into at most this many bins so an all-day run still draws quickly."""
-_WIDTH, _HEIGHT = 560, 232
-_LEFT, _RIGHT, _TOP, _BOTTOM = 62, 14, 12, 44
-_BLUE, _ORANGE, _GREEN, _RED = "#2563eb", "#ea580c", "#16a34a", "#dc2626"
-_PURPLE, _GREY = "#7c3aed", "#64748b"
-_KIND_COLOURS: Final = (_RED, _ORANGE, _PURPLE, "#0891b2", "#ca8a04", _GREY)
+_KIND_COLOURS: Final = (RED, ORANGE, PURPLE, CYAN, YELLOW, GREY)
+"""The errors chart's kinds, commonest first, and "other"."""
 _DISTRIBUTION_BINS_PER_DECADE: Final = 20
 
 
@@ -173,218 +173,75 @@ def _bins(stats: RunStats, duration_s: float, bots_online: Mapping[int, int] | N
     return bins
 
 
-def _step(span: float, count: int) -> float:
-    """A round step (1, 2, 2.5 or 5 times a power of ten) that cuts ``span`` into at most ``count``
-    intervals."""
-    raw = span / count
-    magnitude = 10.0 ** math.floor(math.log10(raw))
-    return next(m * magnitude for m in (1, 2, 2.5, 5, 10) if span / (m * magnitude) <= count + 1e-9)
+@dataclass(frozen=True)
+class _Timeline:
+    """The x axis of the charts over time: elapsed seconds shown in s, min or h by the run's length,
+    and the run's faults marked across it."""
+
+    end_s: float
+    events: Sequence[tuple[float, str]]
+
+    @property
+    def unit(self) -> tuple[str, float]:
+        if self.end_s <= 900:
+            return "s", 1.0
+        if self.end_s <= 36_000:
+            return "min", 60.0
+        return "h", 3600.0
+
+    def chart(self, title: str, bins: Sequence[_Bin], ylabel: str, series: Sequence[plots.Series],
+              integer_y: bool = False) -> str:
+        """Lines over time, a point per bin at its middle (a None value breaks its line)."""
+        unit, divisor = self.unit
+        return plots.lines([(b.start + b.covered_s / 2) / divisor for b in bins], series, title=title,
+                           xlabel=f"elapsed ({unit})", ylabel=ylabel, vlines=self.marks(), integer_y=integer_y,
+                           x_range=(0.0, self.end_s / divisor))
+
+    def errors(self, bins: Sequence[_Bin], kinds: Sequence[str]) -> str:
+        """Errors per second over time, stacked by kind as :func:`_error_label` names them (the five
+        commonest, the rest as "other")."""
+        shown, rest = list(kinds[:5]), set(kinds[5:])
+        layers = [plots.Series(kind, [b.errors.get(kind, 0) / b.covered_s for b in bins], colour=colour)
+                  for kind, colour in zip(shown, _KIND_COLOURS, strict=False)]
+        if rest:
+            layers.append(plots.Series(
+                "other", [sum(n for k, n in b.errors.items() if k in rest) / b.covered_s for b in bins],
+                colour=_KIND_COLOURS[-1],
+            ))
+        unit, divisor = self.unit
+        edges = [b.start / divisor for b in bins] + [(bins[-1].start + bins[-1].covered_s) / divisor]
+        return plots.stacked(edges, layers, title="Errors over time", xlabel=f"elapsed ({unit})",
+                             ylabel="errors / s", vlines=self.marks())
+
+    def marks(self) -> list[plots.Mark]:
+        _, divisor = self.unit
+        return [plots.Mark(at / divisor, label) for at, label in self.events]
 
 
-def _ticks(high: float, count: int = 5) -> list[float]:
-    """Ticks from 0 to at least ``high``, the last one at or above it so the axis ends on a tick."""
-    high = high if high > 0 else 1.0
-    step = _step(high, count)
-    return [i * step for i in range(math.ceil(high / step - 1e-9) + 1)]
-
-
-def _num(value: float) -> str:
-    """A short axis or table number: 1.5k, 2M, 0.25."""
-    magnitude = abs(value)
-    if magnitude >= 1e6:
-        return f"{value / 1e6:.4g}M"
-    if magnitude >= 1e4:
-        return f"{value / 1e3:.4g}k"
-    return f"{round(value, 6):.6g}"
-
-
-def _time_axis(end_s: float) -> tuple[str, float]:
-    """Unit and divisor for an axis of elapsed time: seconds, minutes or hours."""
-    if end_s <= 900:
-        return "s", 1.0
-    if end_s <= 36_000:
-        return "min", 60.0
-    return "h", 3600.0
-
-
-class _Plot:
-    """One SVG chart: a frame with axes, ticks, grid and labels, into which marks are drawn."""
-
-    def __init__(self, title: str, x_range: tuple[float, float], y_ticks: list[float], y_label: str) -> None:
-        self.title = title
-        self.x0, self.x1 = x_range
-        if self.x1 <= self.x0:
-            self.x1 = self.x0 + 1.0
-        self.y_ticks = y_ticks
-        self.y_label = y_label
-        self.marks: list[str] = []
-        self.width = _WIDTH - _LEFT - _RIGHT
-        self.height = _HEIGHT - _TOP - _BOTTOM
-
-    def x(self, value: float) -> float:
-        return round(_LEFT + (value - self.x0) / (self.x1 - self.x0) * self.width, 2)
-
-    def y(self, value: float) -> float:
-        return round(_TOP + self.height - value / self.y_ticks[-1] * self.height, 2)
-
-    def events(self, events: Sequence[tuple[float, str]]) -> None:
-        """Mark each (time, label) with a dashed vertical line, labelled along it: the chaos and
-        the outages of the run, over its data."""
-        bottom = _TOP + self.height
-        for at, label in events:
-            if not self.x0 <= at <= self.x1:
-                continue
-            x = self.x(at)
-            self.marks.append(
-                f'<g class="event"><title>{escape(label)} at {at:g} s</title>'
-                f'<line x1="{x}" x2="{x}" y1="{_TOP}" y2="{bottom}" stroke="{_GREY}" class="marker"/>'
-                f'<text x="{x - 3}" y="{_TOP + 4}" class="tick halo" fill="{_GREY}" text-anchor="end" '
-                f'transform="rotate(-90 {x - 3} {_TOP + 4})">{escape(label)}</text></g>'
-            )
-
-    def svg(self, x_ticks: Sequence[tuple[float, str]], x_label: str) -> str:
-        parts = [
-            f'<svg viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" aria-label="{escape(self.title)}" '
-            f'xmlns="http://www.w3.org/2000/svg"><title>{escape(self.title)}</title>',
-            f'<rect x="{_LEFT}" y="{_TOP}" width="{self.width}" height="{self.height}" class="plot"/>',
-        ]
-        for tick in self.y_ticks:
-            y = self.y(tick)
-            parts.append(f'<line x1="{_LEFT}" x2="{_LEFT + self.width}" y1="{y}" y2="{y}" class="grid"/>')
-            parts.append(
-                f'<text x="{_LEFT - 6}" y="{y + 4}" class="tick" text-anchor="end">{_num(tick)}</text>'
-            )
-        bottom = _TOP + self.height
-        for value, label in x_ticks:
-            x = self.x(value)
-            parts.append(f'<line x1="{x}" x2="{x}" y1="{bottom}" y2="{bottom + 4}" class="axis"/>')
-            parts.append(
-                f'<text x="{x}" y="{bottom + 17}" class="tick" text-anchor="middle">{escape(label)}</text>'
-            )
-        parts.extend(self.marks)
-        right = _LEFT + self.width
-        parts.append(f'<line x1="{_LEFT}" x2="{right}" y1="{bottom}" y2="{bottom}" class="axis"/>')
-        parts.append(
-            f'<text x="{_LEFT + self.width / 2}" y="{_HEIGHT - 6}" class="label" text-anchor="middle">'
-            f"{escape(x_label)}</text>"
-        )
-        middle = _TOP + self.height / 2
-        parts.append(
-            f'<text x="14" y="{middle}" class="label" text-anchor="middle" '
-            f'transform="rotate(-90 14 {middle})">{escape(self.y_label)}</text>'
-        )
-        parts.append("</svg>")
-        return "".join(parts)
-
-
-def _time_ticks(end_s: float) -> tuple[list[tuple[float, str]], str]:
-    unit, divisor = _time_axis(end_s)
-    return [(t * divisor, _num(t)) for t in _ticks(end_s / divisor, 6) if t * divisor <= end_s + 1e-9], unit
-
-
-def _line_chart(
-    title: str, bins: Sequence[_Bin], end_s: float, y_label: str,
-    lines: Sequence[tuple[str, str, Sequence[float | None]]],
-    events: Sequence[tuple[float, str]] = (),
-) -> tuple[str, list[tuple[str, str]]]:
-    """Lines over elapsed time; a None value breaks its line (no data in that bin); ``events``
-    are marked across them (see :meth:`_Plot.events`)."""
-    values = [v for _, _, ys in lines for v in ys if v is not None]
-    plot = _Plot(title, (0.0, end_s), _ticks(max(values, default=0.0)), y_label)
-    for _, colour, ys in lines:
-        runs: list[list[str]] = [[]]
-        for b, v in zip(bins, ys, strict=True):
-            if v is None:
-                runs.append([])
-            else:
-                runs[-1].append(f"{plot.x(b.start + b.covered_s / 2)},{plot.y(v)}")
-        for run in runs:
-            if len(run) == 1:
-                x, y = run[0].split(",")
-                plot.marks.append(f'<circle cx="{x}" cy="{y}" r="2.5" fill="{colour}"/>')
-            elif run:
-                plot.marks.append(f'<polyline points="{" ".join(run)}" stroke="{colour}" class="line"/>')
-    plot.events(events)
-    x_ticks, unit = _time_ticks(end_s)
-    return plot.svg(x_ticks, f"elapsed ({unit})"), [(label, colour) for label, colour, _ in lines]
-
-
-def _errors_chart(
-    bins: Sequence[_Bin], end_s: float, kinds: Sequence[str], events: Sequence[tuple[float, str]] = ()
-) -> tuple[str, list[tuple[str, str]]]:
-    """Errors per second over time, stacked by kind as :func:`_error_label` names them (the five
-    commonest, the rest as "other"), ``events`` marked across them."""
-    shown = list(kinds[:5])
-    rest = set(kinds[5:])
-    legend = [*shown, *(["other"] if rest else [])]
-    stacks = [
-        [b.errors.get(kind, 0) / b.covered_s for kind in shown]
-        + ([sum(n for k, n in b.errors.items() if k in rest) / b.covered_s] if rest else [])
-        for b in bins
-    ]
-    plot = _Plot("Errors over time", (0.0, end_s), _ticks(max((sum(s) for s in stacks), default=0.0)),
-                 "errors / s")
-    for b, stack in zip(bins, stacks, strict=True):
-        x, right = plot.x(b.start), plot.x(b.start + b.covered_s)
-        base = 0.0
-        for value, colour in zip(stack, _KIND_COLOURS, strict=False):
-            if value:
-                top, bottom = plot.y(base + value), plot.y(base)
-                plot.marks.append(
-                    f'<rect x="{x}" y="{top}" width="{max(right - x, 0.8):.2f}" height="{bottom - top:.2f}" '
-                    f'fill="{colour}"/>'
-                )
-                base += value
-    plot.events(events)
-    x_ticks, unit = _time_ticks(end_s)
-    return plot.svg(x_ticks, f"elapsed ({unit})"), list(zip(legend, _KIND_COLOURS, strict=False))
-
-
-def _distribution_chart(
-    hist: LatencyHistogram, summary_latency: Mapping[str, Any]
-) -> tuple[str, list[tuple[str, str]]]:
+def _distribution_chart(hist: LatencyHistogram, summary_latency: Mapping[str, Any]) -> str:
     """Share of actions by latency on a log axis, percentiles marked.
 
     The 32-per-octave buckets are resampled into 20 equal bins per decade (each bucket's count shared
-    by log-overlap), so that bars have equal widths and the shape reads without a saw-tooth.
+    by log-overlap), so that bars have equal widths and the shape reads without a saw-tooth; the
+    axis runs from and to a half decade.
     """
     buckets = [(math.log10(lo * 1000), math.log10(hi * 1000), n) for lo, hi, n in hist.buckets()]
     per = _DISTRIBUTION_BINS_PER_DECADE
-    first = math.floor(buckets[0][0] * per)
-    shares = [0.0] * (math.ceil(buckets[-1][1] * per) - first)
+    first = math.floor(buckets[0][0] * 2) * per // 2
+    shares = [0.0] * (math.ceil(buckets[-1][1] * 2) * per // 2 - first)
     for lo, hi, n in buckets:
         for b in range(math.floor(lo * per), math.ceil(hi * per)):
             overlap = min(hi, (b + 1) / per) - max(lo, b / per)
             if overlap > 0:
                 shares[b - first] += 100.0 * n * overlap / (hi - lo) / hist.count
-    lo_decade, hi_decade = first / per, (first + len(shares)) / per
-    lo_decade, hi_decade = math.floor(lo_decade * 2) / 2, math.ceil(hi_decade * 2) / 2
-    plot = _Plot("Latency distribution", (lo_decade, hi_decade), _ticks(max(shares)), "% of actions")
-    for i, share in enumerate(shares):
-        if share > 0:
-            x, right, top = plot.x((first + i) / per), plot.x((first + i + 1) / per), plot.y(share)
-            plot.marks.append(
-                f'<rect x="{x}" y="{top}" width="{max(right - x - 0.6, 0.6):.2f}" '
-                f'height="{_TOP + plot.height - top:.2f}" fill="{_BLUE}" opacity="0.85"/>'
-            )
-    for row, (name, colour) in enumerate((("p50", _GREEN), ("p95", _PURPLE), ("p99", _ORANGE))):
-        value = summary_latency.get(name)
-        if isinstance(value, int | float) and value > 0:
-            x = plot.x(math.log10(value))
-            plot.marks.append(
-                f'<line x1="{x}" x2="{x}" y1="{_TOP}" y2="{_TOP + plot.height}" stroke="{colour}" '
-                f'class="marker"/><text x="{x + 3}" y="{_TOP + 11 + 13 * row}" class="tick halo" '
-                f'fill="{colour}">{name}</text>'
-            )
-    decades = hi_decade - lo_decade
-    mantissas = (1,) if decades > 4 else (1, 2, 5) if decades > 1.5 else (1, 1.5, 2, 3, 5, 7)
-    x_ticks = [
-        (math.log10(m * 10.0**d), _num(m * 10.0**d))
-        for d in range(math.floor(lo_decade), math.ceil(hi_decade) + 1)
-        for m in mantissas
-        if lo_decade <= math.log10(m * 10.0**d) <= hi_decade
+    edges = [10.0 ** ((first + i) / per) for i in range(len(shares) + 1)]
+    marks = [
+        plots.Mark(value, name, colour)
+        for name, colour in (("p50", GREEN), ("p95", PURPLE), ("p99", ORANGE))
+        if isinstance(value := summary_latency.get(name), int | float) and value > 0
     ]
-    return plot.svg(x_ticks, "latency (ms, log scale)"), [("p50", _GREEN), ("p95", _PURPLE), ("p99", _ORANGE)]
+    return plots.histogram(edges, shares, title="Latency distribution", xlabel="latency (ms, log scale)",
+                           ylabel="% of actions", log_x=True, vlines=marks)
 
 
 # --- HTML -------------------------------------------------------------------------------------
@@ -442,40 +299,33 @@ def render_html(
     )
 
     charts = []
+    timeline = _Timeline(end, events)
     if bins:
         seconds = [b.covered_s for b in bins]
-        charts.append(figure("Actions per second", *_line_chart(
-            "Actions per second", bins, end, "actions / s",
-            [("actions/s", _BLUE, [b.actions / s for b, s in zip(bins, seconds, strict=True)])], events,
-        )))
-        charts.append(figure("Hands per second", *_line_chart(
-            "Hands per second", bins, end, "hands / s",
-            [("hands/s", _GREEN, [b.hands / s for b, s in zip(bins, seconds, strict=True)])], events,
-        )))
-        charts.append(figure("Latency over time", *_line_chart(
-            "Action latency over time", bins, end, "latency (ms)",
-            [(name, colour, [ms(b.latency.percentile(q)) for b in bins])
-             for name, q, colour in (("p50", 50.0, _GREEN), ("p99", 99.0, _ORANGE))], events,
-        )))
+        charts.append(figure("Actions per second", timeline.chart("Actions per second", bins, "actions / s", [
+            plots.Series("actions/s", [b.actions / s for b, s in zip(bins, seconds, strict=True)], colour=BLUE)])))
+        charts.append(figure("Hands per second", timeline.chart("Hands per second", bins, "hands / s", [
+            plots.Series("hands/s", [b.hands / s for b, s in zip(bins, seconds, strict=True)], colour=GREEN)])))
+        charts.append(figure("Latency over time", timeline.chart("Action latency over time", bins, "latency (ms)", [
+            plots.Series(name, [ms(b.latency.percentile(q)) for b in bins], colour=colour)
+            for name, q, colour in (("p50", 50.0, GREEN), ("p99", 99.0, ORANGE))])))
     else:
         charts.append(empty("Throughput", "No data was recorded."))
     hist = stats.latency()
     if hist.count:
-        charts.append(figure("Latency distribution", *_distribution_chart(hist, latency)))
+        charts.append(figure("Latency distribution", _distribution_chart(hist, latency)))
     else:
         charts.append(empty("Latency distribution", "No action was answered."))
     errors: Mapping[str, int] = summary.get("errors", {})
     if errors and bins:
         kinds = [*summary.get("unexpected_errors", {}),
                  *(_error_label(kind, True) for kind in summary.get("chaos_errors", {}))]
-        charts.append(figure("Errors over time", *_errors_chart(bins, end, kinds, events)))
+        charts.append(figure("Errors over time", timeline.errors(bins, kinds)))
     else:
         charts.append(empty("Errors over time", "No errors during the run."))
     if bots_online and bins:
-        charts.append(figure("Bots online", *_line_chart(
-            "Bots online", bins, end, "bots", [("bots online", _PURPLE, [b.bots_online for b in bins])],
-            events,
-        )))
+        charts.append(figure("Bots online", timeline.chart("Bots online", bins, "bots", [
+            plots.Series("bots online", [b.bots_online for b in bins], colour=PURPLE)], integer_y=True)))
 
     overview_rows = [
         ["duration", fmt(duration, "s")],
@@ -505,16 +355,17 @@ def render_html(
     ]
     by_game = summary.get("by_game", {})
     game_rows = (
-        [escape(name), fmt(g["hands"]), fmt(g["actions"]), fmt(g["latency_ms"]["p50"], "ms"),
+        [game(code), fmt(g["hands"]), fmt(g["actions"]), fmt(g["latency_ms"]["p50"], "ms"),
          fmt(g["latency_ms"]["p99"], "ms"), fmt(g["timeouts"]), fmt(g["side_pots"]), fmt(g["raise_caps"]),
          fmt(g["hands_voided"])]
-        for name, g in by_game.items()
+        for code, g in by_game.items()
     )
+    by_game_html = "<h2>By game</h2>" + table(
+        ["game", "hands", "actions", "p50", "p99", "timeouts", "side pots", "raise caps", "voided"], game_rows,
+    ) if by_game else ""
     tables = [
         table(["run", ""], overview_rows),
         table(["action round trip", ""], latency_rows),
-        table(["game", "hands", "actions", "p50", "p99", "timeouts", "side pots", "raise caps", "voided"], game_rows)
-        if by_game else "",
         table(["error kind", "count", "by the chaos"],
               ([escape(k), fmt(n), fmt(summary.get("chaos_errors", {}).get(k, 0))] for k, n in errors.items()))
         if errors else table(["error kind", "count"], [["none", "0"]]),
@@ -545,6 +396,7 @@ machine-readable summary: summary.json."""
         f"<h2>Thresholds</h2>{threshold_html}",
         f'<h2>Over time</h2><section class="charts">{"".join(charts)}</section>',
         _faults_section(summary),
+        by_game_html,
         f'<h2>Details</h2><section class="tables">{"".join(tables)}</section>',
     ], footer)
 

@@ -11,30 +11,34 @@ from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
 from tablestorm.sim.plan.sizing import DIMENSIONS
 from tablestorm.sim.reporting import plots
 from tablestorm.sim.reporting.html import banner, card, cards, escape, figure, fmt, key_values, page, section, table
+from tablestorm.sim.reporting.style import BLUE, PALETTE
 
 __all__ = ["HTML_NAME", "render_plan_html", "write_plan_html"]
 
 HTML_NAME: Final = "plan.html"
 
 
+_LABELS: Final = {d.name: d.label for d in DIMENSIONS}
+
+
 def _cores_chart(rows: Sequence[Mapping[str, Any]], headroom: float) -> str:
     hours = [r["minute"] / 60 for r in rows]
-    series = [plots.Series(f"cores needed (with {headroom:.0%} headroom)", [r["cores"] for r in rows],
-                           colour=plots.BLUE)]
+    series = [plots.Series(f"cores needed (with {headroom:.0%} headroom)", [r["cores"] for r in rows], colour=BLUE)]
     series += [
-        plots.Series(f"{d.name} (before headroom)", [r["cores_by_dimension"][d.name] for r in rows],
-                     colour=plots.PALETTE[1 + k], dashed=True)
+        plots.Series(f"{d.label} alone (before headroom)", [r["cores_by_dimension"][d.name] for r in rows],
+                     colour=PALETTE[1 + k], dashed=True)
         for k, d in enumerate(DIMENSIONS)
     ]
-    svg = plots.lines(hours, series, xlabel="hour of the day", ylabel="cores")
-    return figure("Cores over the day, and what each dimension alone needs", svg,
-                  [(s.name, s.colour or plots.BLUE) for s in series])
+    title = "Cores over the day, and what each dimension alone needs"
+    return figure(title, plots.lines(hours, series, title=title, xlabel="time of day", ylabel="cores", clock=True))
 
 
 def _nodes_chart(rows: Sequence[Mapping[str, Any]], cores_per_node: int) -> str:
-    svg = plots.lines([r["minute"] / 60 for r in rows], [plots.Series("nodes", [r["nodes"] for r in rows])],
-                      xlabel="hour of the day", ylabel=f"nodes of {cores_per_node} cores")
-    return figure("Nodes over the day", svg)
+    title = "Nodes over the day"
+    return figure(title, plots.lines(
+        [r["minute"] / 60 for r in rows], [plots.Series("nodes", [r["nodes"] for r in rows])], title=title,
+        xlabel="time of day", ylabel=f"nodes of {cores_per_node} cores", integer_y=True, clock=True,
+    ))
 
 
 def _inputs(inputs: Mapping[str, Any]) -> str:
@@ -68,16 +72,17 @@ def render_plan_html(plan: Mapping[str, Any]) -> str:
         card("peak minute", peak["time"]),
         card("cores at the peak", peak["cores"]),
         card("nodes at the peak", peak["nodes"]),
-        card("binding at the peak", peak["binding"]),
+        card("binding at the peak", _LABELS[peak["binding"]]),
         card(f"{TABLE_HOSTS_GROUP} min replicas", hosts["min_replicas"]),
         card(f"{TABLE_HOSTS_GROUP} max replicas", hosts["max_replicas"]),
         card(f"{BOT_FLEETS_GROUP} to rehearse", fleets["replicas"]),
     ]))
     body.append(section("Where the inputs came from", _inputs(plan["inputs"]), "tables"))
-    body.append(section("Over the day", _cores_chart(rows, settings["headroom"])
-                        + _nodes_chart(rows, settings["cores_per_node"]), "charts"))
-    per_core = {f"{d.name} per core": plan["capacity_per_core"][d.capacity] for d in DIMENSIONS}
-    peak_demand = {f"{name} at the peak": value for name, value in peak["demand"].items()}
+    busy = plots.busy_hours(rows, lambda row: row["cores"] > 0)
+    body.append(section("Over the day", _cores_chart(busy, settings["headroom"])
+                        + _nodes_chart(busy, settings["cores_per_node"]), "charts"))
+    per_core = {f"{d.label} per core": plan["capacity_per_core"][d.capacity] for d in DIMENSIONS}
+    peak_demand = {f"{_LABELS[name]} at the peak": value for name, value in peak["demand"].items()}
     body.append(section("Autoscaling schedule", _spans(plan["autoscaling"]["spans"], peak["nodes"])
                         + key_values("capacity and the peak's demand", {**per_core, **peak_demand}), "tables"))
     nodes = f"{peak['nodes']} node{'' if peak['nodes'] == 1 else 's'}"

@@ -30,13 +30,16 @@ class Dimension:
     """The schedule's per-minute quantity (``tablestorm.sim.schedule.result.DEMAND``)."""
     capacity: str
     """The key of capacity.json's ``capacity.per_core``."""
+    label: str
+    """How a report names it."""
 
 
 DIMENSIONS: Final = (
-    Dimension("hands_per_s", "hands_per_s", "hands_per_s"),
-    Dimension("actions_per_s", "actions_per_s", "actions_per_s"),
-    Dimension("seated_players", "seated_players", "seated_players"),
-    Dimension("play_streams", "seated_players", "play_streams"),  # every seated player holds one Play stream
+    Dimension("hands_per_s", "hands_per_s", "hands_per_s", "hands/s"),
+    Dimension("actions_per_s", "actions_per_s", "actions_per_s", "actions/s"),
+    Dimension("seated_players", "seated_players", "seated_players", "seated players"),
+    # every seated player holds one Play stream
+    Dimension("play_streams", "seated_players", "play_streams", "Play streams"),
 )
 
 

@@ -12,6 +12,8 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from tablestorm.sim.reporting.style import game_colour, game_name
+
 CSS: Final = """
 :root { --ink: #0f172a; --muted: #64748b; --line: #e2e8f0; --bg: #f8fafc; --ok: #15803d; --bad: #b91c1c; }
 * { box-sizing: border-box; }
@@ -35,25 +37,19 @@ h2 { font-size: 15px; margin: 28px 0 10px; color: var(--ink); }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 14px; }
 figure { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 10px;
   padding: 10px 12px 6px; }
-figcaption { font-weight: 600; font-size: 13px; margin-bottom: 4px; display: flex; flex-wrap: wrap;
-  justify-content: space-between; gap: 4px 12px; }
-.keys { display: flex; flex-wrap: wrap; gap: 4px 12px; font-weight: 400; font-size: 12px; color: #334155; }
-.keys i { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 5px;
-  vertical-align: -1px; }
+figcaption { font-weight: 600; font-size: 13px; margin-bottom: 4px; }
 svg { width: 100%; height: auto; display: block; }
-svg .plot { fill: #fff; } svg .grid { stroke: #eef2f7; } svg .axis { stroke: #94a3b8; }
-svg .tick { font-size: 11px; fill: var(--muted); } svg .label { font-size: 12px; fill: #334155; }
-svg .line { fill: none; stroke-width: 1.8; stroke-linejoin: round; }
-svg .marker { stroke-width: 1.2; stroke-dasharray: 4 3; }
-svg .halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+.swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px;
+  vertical-align: -1px; }
 .empty { color: var(--muted); padding: 40px 0; text-align: center; }
 .tables { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 14px;
   align-items: start; }
-table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line);
-  border-radius: 10px; overflow: hidden; }
+.table { min-width: 0; overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 10px; }
+table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 7px 12px; border-bottom: 1px solid var(--line); }
 th { background: #f1f5f9; font-size: 12px; color: #334155; text-transform: uppercase; letter-spacing: .04em; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td { overflow-wrap: anywhere; } .pairs td.n { white-space: normal; }
 tr:last-child td { border-bottom: none; }
 code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .badge { font-size: 11px; font-weight: 700; padding: 2px 8px; border-radius: 999px; }
@@ -103,20 +99,24 @@ def cards(items: Iterable[str]) -> str:
     return f'<section class="cards">{"".join(items)}</section>'
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1) -> str:
-    """A table of already escaped cells; columns from ``numeric_from`` on are right-aligned."""
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1, *, pairs: bool = False) -> str:
+    """A table of already escaped cells; columns from ``numeric_from`` on are right-aligned and kept
+    on one line, but for ``pairs`` (a label and its value: a path, a command line), whose values
+    wrap. Text wraps, within a word if it must, so a table fits its place; one that still does not
+    scrolls inside its box rather than spill over the page."""
     head = "".join(f"<th{NUMERIC if i >= numeric_from else ''}>{escape(h)}</th>" for i, h in enumerate(headers))
     body = "".join(
         "<tr>" + "".join(f"<td{NUMERIC if i >= numeric_from else ''}>{c}</td>" for i, c in enumerate(row))
         + "</tr>"
         for row in rows
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    kind = ' class="pairs"' if pairs else ""
+    return f'<div class="table"><table{kind}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def key_values(title: str, values: Mapping[str, Any]) -> str:
     """A two-column table: a label and its formatted value per row."""
-    return table([title, ""], ([escape(k), fmt(v)] for k, v in values.items()))
+    return table([title, ""], ([escape(k), fmt(v)] for k, v in values.items()), pairs=True)
 
 
 def run_table(run: Mapping[str, Any]) -> str:
@@ -133,14 +133,17 @@ def run_table(run: Mapping[str, Any]) -> str:
         ("ray", machine.get("ray")),
         ("platform", machine.get("platform")),
     ) if v is not None]
-    return table(["where and how it ran", ""], rows) if rows else ""
+    return table(["where and how it ran", ""], rows, pairs=True) if rows else ""
 
 
-def figure(caption: str, svg: str, legend: Sequence[tuple[str, str]] = ()) -> str:
-    """A chart with its caption and, beside it, its legend in HTML, which wraps however many
-    (and however long) the series names are."""
-    keys = "".join(f'<span><i style="background:{colour}"></i>{escape(label)}</span>' for label, colour in legend)
-    return f'<figure><figcaption>{escape(caption)}<span class="keys">{keys}</span></figcaption>{svg}</figure>'
+def figure(caption: str, svg: str) -> str:
+    """A chart (:mod:`tablestorm.sim.reporting.plots`, which draws its legend) under its caption."""
+    return f"<figure><figcaption>{escape(caption)}</figcaption>{svg}</figure>"
+
+
+def game(code: str) -> str:
+    """A game as a report names it: its colour's swatch (the charts') and its name."""
+    return f'<span class="swatch" style="background:{game_colour(code)}"></span>{escape(game_name(code))}'
 
 
 def empty(caption: str, message: str) -> str:

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from tablestorm.sim.reporting.terminal import redraws
+
 __all__ = ["Progress", "duration"]
 
 BAR = 24
@@ -30,7 +32,8 @@ def duration(seconds: float) -> str:
 
 
 class Progress:
-    """The progress of one run of ``replications`` replications in ``tasks`` tasks of ``work`` in all."""
+    """The progress of one run of ``replications`` replications in ``tasks`` tasks of ``work`` in all;
+    ``tty`` overrides the detection (:func:`~tablestorm.sim.reporting.terminal.redraws`)."""
 
     def __init__(
         self,
@@ -41,10 +44,11 @@ class Progress:
         stream: TextIO = sys.stderr,
         plain_every_s: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        tty: bool | None = None,
     ) -> None:
         self.replications, self.tasks, self.work = replications, tasks, work
         self._stream = stream
-        self._terminal = stream.isatty()
+        self._terminal = redraws(stream) if tty is None else tty
         self._plain_every_s = plain_every_s
         self._clock = clock
         self._started = clock()

@@ -23,13 +23,15 @@ from tablestorm.sim.reporting.html import (
     escape,
     figure,
     fmt,
+    game,
     key_values,
     page,
     section,
     table,
 )
+from tablestorm.sim.reporting.style import BLUE, ORANGE, game_colour, game_name
 from tablestorm.sim.schedule.progress import duration
-from tablestorm.sim.schedule.result import DEMAND, clock
+from tablestorm.sim.schedule.result import DEMAND, PERCENTILES, clock
 
 __all__ = ["HTML_NAME", "render_schedule_html", "write_schedule_html"]
 
@@ -43,29 +45,20 @@ _TITLES: Final = {
 }
 
 
-def _active(rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:
-    """The rows from the hour of the first live table to the end of the hour of the last one."""
-    live = [row["minute"] for row in rows if row["tables"]["p90"] > 0]
-    if not live:
-        return rows
-    return rows[60 * (live[0] // 60) : 60 * (live[-1] // 60 + 1)]
-
-
 def _band(rows: Sequence[Mapping[str, Any]], games: Sequence[str], name: str) -> str:
     hours = [row["minute"] / 60 for row in rows]
     total = plots.Series(
         "all games (p50, p10-p90 band)", [row[name]["p50"] for row in rows],
-        low=[row[name]["p10"] for row in rows], high=[row[name]["p90"] for row in rows], colour=plots.BLUE,
+        low=[row[name]["p10"] for row in rows], high=[row[name]["p90"] for row in rows], colour=BLUE,
     )
     per_game = [
-        plots.Series(f"{game} (p50)", [row["games"][game][name]["p50"] for row in rows],
-                     colour=plots.PALETTE[1 + k % (len(plots.PALETTE) - 1)], dashed=True)
-        for k, game in enumerate(games)
+        plots.Series(f"{game_name(game)} (p50)", [row["games"][game][name]["p50"] for row in rows],
+                     colour=game_colour(game), dashed=True)
+        for game in games
     ]
     series = [total, *per_game] if len(games) > 1 else [total]
     title, unit = _TITLES[name]
-    svg = plots.lines(hours, series, xlabel="hour of the day", ylabel=unit)
-    return figure(title, svg, [(s.name, s.colour or plots.BLUE) for s in series])
+    return figure(title, plots.lines(hours, series, title=title, xlabel="time of day", ylabel=unit, clock=True))
 
 
 def _gantt(events: Sequence[Mapping[str, Any]]) -> str:
@@ -75,9 +68,8 @@ def _gantt(events: Sequence[Mapping[str, Any]]) -> str:
     ]
     if not spans:
         return ""
-    svg = plots.gantt(spans, xlabel="hour of the day")
-    return figure("Events: median start to median end, the end's p10-p90 spread", svg,
-                  [("start to p50 end", plots.BLUE), ("p10-p90 end", plots.ORANGE)])
+    title = "Events: median start to median end, the end's p10-p90 spread"
+    return figure(title, plots.gantt(spans, title=title, xlabel="time of day", clock=True))
 
 
 def _spread(summary: Mapping[str, Any], scale: float = 1.0, digits: int = 0) -> str:
@@ -95,7 +87,7 @@ def _end(summary: Mapping[str, Any]) -> str:
 
 def _events_table(events: Sequence[Mapping[str, Any]]) -> str:
     rows = [
-        [escape(e["name"]), escape(e["game"]), escape(e["start"] or "on demand"), _spread(e["tournaments"]),
+        [escape(e["name"]), game(e["game"]), escape(e["start"] or "on demand"), _spread(e["tournaments"]),
          _spread(e["players"]), _spread(e["prize_pool"]), _spread(e["duration_s"], 3600, 2), _end(e["end"]),
          _spread(e["hands"])]
         for e in events
@@ -121,12 +113,13 @@ def _live(live: Mapping[str, Any]) -> str:
     for name in shares:
         band = plots.Series("forecast (p50, p10-p90 band)", [row[name]["p50"] for row in rows],
                             low=[row[name]["p10"] for row in rows], high=[row[name]["p90"] for row in rows],
-                            colour=plots.BLUE)
-        measured = plots.Series("live", [row[name]["live"] for row in rows], colour=plots.ORANGE)
-        svg = plots.lines(since, [band, measured], xlabel=f"minutes from {rows[0]['time'] if rows else '–'}",
-                          ylabel=_TITLES[name][1])
-        figures.append(figure(f"{_TITLES[name][0]}: live against the forecast", svg,
-                              [(band.name, plots.BLUE), (measured.name, plots.ORANGE)]))
+                            colour=BLUE)
+        measured = plots.Series("live", [row[name]["live"] for row in rows], colour=ORANGE)
+        title = f"{_TITLES[name][0]}: live against the forecast"
+        figures.append(figure(title, plots.lines(
+            since, [band, measured], title=title, xlabel=f"minutes from {rows[0]['time'] if rows else '–'}",
+            ylabel=_TITLES[name][1],
+        )))
     events = table(
         ["tournament", "start", "entrants", "entries", "hands", "minutes", "finished", "chips conserved"],
         [[escape(e["name"]), escape(e["start"]), fmt(e["entrants"]), fmt(e["entries"]), fmt(e["hands"]),
@@ -156,12 +149,12 @@ def render_schedule_html(data: Mapping[str, Any]) -> str:
         card("replications", run["replications"]),
         card("wall time", duration(run["wall_s"])),
     ]))
-    active = _active(rows)
+    active = plots.busy_hours(rows, lambda row: row["tables"]["p90"] > 0)
     body.append(section("Demand over the day", "".join(_band(active, games, name) for name in DEMAND), "charts"))
     body.append(section("Events", _gantt(data["events"]) + _events_table(data["events"])))
     if data.get("live") is not None:
         body.append(_live(data["live"]))
-    peak_values = {f"{name} (p10 / p50 / p90)": " / ".join(fmt(peak[name][p]) for p in ("p10", "p50", "p90"))
+    peak_values = {f"{_TITLES[name][0]} (p10 / p50 / p90)": " / ".join(fmt(peak[name][p]) for p in PERCENTILES)
                    for name in DEMAND}
     run_values = {
         "schedule": run["schedule"]["name"], "root seed": run["root_seed"], "replications": run["replications"],

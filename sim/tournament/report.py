@@ -13,6 +13,7 @@ from typing import Any
 
 from tablestorm.sim.reporting import html as h
 from tablestorm.sim.reporting import plots
+from tablestorm.sim.reporting.style import game_colour, game_name
 from tablestorm.sim.tournament.terminal import hms
 
 __all__ = ["render_tournament_html"]
@@ -26,28 +27,33 @@ def _field_figures(doc: Mapping[str, Any]) -> list[str]:
     if len(timeline) < 2:
         return [h.empty("Players and tables over time", "the tournament lasted under a minute")]
     minutes = [row["minute"] for row in timeline]
-    players = plots.lines(minutes, [plots.Series("players", [row["players"] for row in timeline])],
-                          xlabel="minute", ylabel="players left")
-    tables = plots.lines(minutes, [plots.Series("tables", [row["tables"] for row in timeline], colour=plots.ORANGE)],
-                         xlabel="minute", ylabel="tables open")
-    return [h.figure("Players left", players), h.figure("Tables open", tables)]
+    colour = game_colour(doc["game"])
+    return [
+        h.figure(title, plots.lines(minutes, [plots.Series(name, [row[name] for row in timeline], colour=colour)],
+                                    title=title, xlabel="minute", ylabel=ylabel, integer_y=True))
+        for name, title, ylabel in (("players", "Players left", "players left"),
+                                    ("tables", "Tables open", "tables open"))
+    ]
 
 
 def _stack_figure(doc: Mapping[str, Any]) -> str:
     levels = [lv for lv in doc["levels"] if not lv["break"] and lv["average_stack_bb"] is not None]
     if not levels:
         return h.empty("Average stack in big bets", "no level was played")
-    svg = plots.bars([str(lv["play_level"]) for lv in levels], [lv["average_stack_bb"] for lv in levels],
-                     xlabel="level", ylabel="big bets")
-    return h.figure("Average stack in big bets, as each level began", svg)
+    title = "Average stack in big bets, as each level began"
+    return h.figure(title, plots.bars(
+        [str(lv["play_level"]) for lv in levels], [lv["average_stack_bb"] for lv in levels], title=title,
+        xlabel="level", ylabel="big bets", colour=game_colour(doc["game"]),
+    ))
 
 
 def _payout_figure(doc: Mapping[str, Any]) -> str:
     paid = [p for p in doc["finishing_order"] if p["prize"]]
     if not paid:
         return h.empty("Payouts", "no prize settled")
-    svg = plots.bars([str(p["place"]) for p in paid], [p["prize"] for p in paid], xlabel="place", ylabel="prize")
-    return h.figure(f"Payouts: {len(paid)} places paid of {doc['entries']} entries", svg)
+    title = f"Payouts: {len(paid)} places paid of {doc['entries']} entries"
+    return h.figure(title, plots.bars([str(p["place"]) for p in paid], [p["prize"] for p in paid], title=title,
+                                      xlabel="place", ylabel="prize", colour=game_colour(doc["game"])))
 
 
 def _level_rows(doc: Mapping[str, Any]) -> list[list[str]]:
@@ -135,7 +141,7 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
         body.append(_live_section(doc["live"]))
     run = doc.get("run", {})
     body.append(h.section("Run", h.run_table(run), "tables"))
-    meta = f"{doc['game']} · {doc['mode']} · seed {doc['seed']} · {doc['entries']} entries"
+    meta = f"{game_name(doc['game'])} · {doc['mode']} · seed {doc['seed']} · {doc['entries']} entries"
     version = h.escape(run.get("tablestorm_version", ""))
     return h.page(f"Tournament: {doc['name']}", meta, badge, body,
                   footer=f"tablestorm {version} · tournament.json holds every value")

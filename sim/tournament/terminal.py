@@ -8,9 +8,10 @@ the time limit) are printed on lines of their own.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any, TextIO
+
+from tablestorm.sim.reporting.terminal import redraws
 
 __all__ = ["TournamentView", "hms", "status_line"]
 
@@ -40,11 +41,12 @@ def status_line(status: Mapping[str, Any]) -> str:
 
 
 class TournamentView:
-    """The status line on ``stream``: redrawn on a terminal, periodic lines elsewhere."""
+    """The status line on ``stream``: redrawn on a terminal, periodic lines elsewhere; ``tty``
+    overrides the detection (:func:`~tablestorm.sim.reporting.terminal.redraws`)."""
 
     def __init__(self, stream: TextIO, *, plain_every_s: float = 10.0, tty: bool | None = None) -> None:
         self._stream = stream
-        self._tty = stream.isatty() and os.environ.get("TERM") != "dumb" if tty is None else tty
+        self._tty = redraws(stream) if tty is None else tty
         self._plain_every_s = plain_every_s
         self._last_at: float | None = None
         self._last_level: tuple[int, bool] | None = None
