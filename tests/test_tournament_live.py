@@ -95,6 +95,7 @@ def test_a_sit_and_go_live_is_the_accelerated_one(
     assert_complete(live)
     assert live["finishing_order"] == accelerated["finishing_order"]
     assert live["hands"] == accelerated["hands"] and live["hands_by_players"] == accelerated["hands_by_players"]
+    assert live["timeline"][0] == {"minute": 0, "players": seats, "tables": 1}  # from the start, not the creation
     report = live["live"]
     assert report["errors"] == {} and report["call_errors"] == {} and report["protocol_violations"] == 0
     assert report["seats_assigned"] == seats and report["start_burst_s"] is not None
