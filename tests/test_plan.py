@@ -302,7 +302,8 @@ def test_the_forecast_for_the_current_minute_is_scraped(tmp_path: Path) -> None:
                                                                                      "0.9")] // 8)
     finally:
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0 and err.endswith("\nSIGTERM: stopping now\n"), err  # named, no traceback
 
 
 def test_docs_plan_lists_every_dimension_and_gauge() -> None:

@@ -179,6 +179,22 @@ def test_report_html_is_self_contained_and_complete() -> None:
             f"{cells}3</td>{cells}0</td>{cells}1</td></tr>") in page
 
 
+def test_an_interrupted_run_is_no_pass() -> None:
+    """A run a signal stopped shows INTERRUPTED where it would have shown PASSED or NO THRESHOLDS;
+    a threshold it failed still shows as a failure."""
+    stats = RunStats()
+    badges = {
+        tuple(thresholds): re.findall(r'class="verdict (\w+)">([^<]*)', render_html(
+            summary_of(stats, thresholds=thresholds, run={"interrupted": "SIGTERM"}), stats))
+        for thresholds in ([], ["errors==0"], ["errors>0"])
+    }
+    assert badges == {
+        (): [("caution", "INTERRUPTED")],
+        ("errors==0",): [("caution", "INTERRUPTED")],
+        ("errors>0",): [("fail", "FAILED · 1 of 1 thresholds")],
+    }
+
+
 def test_latency_chart_breaks_where_no_action_was_answered() -> None:
     """Seconds 0-1 and 3 have actions, 2 has none: the p50 line is one run of two points and a dot."""
     stats = constructed_run()

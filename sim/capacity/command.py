@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tablestorm.sim.capacity.slo import SLO
     from tablestorm.sim.capacity.sweep import Steadiness
+    from tablestorm.sim.cluster.interruption import Interruption
     from tablestorm.sim.load.scenario import Scenario
 
 __all__ = ["parse_steps", "register", "run"]
@@ -115,32 +116,40 @@ def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Requ
 
 
 def run(args: argparse.Namespace) -> int:
-    """The sweep ``args`` asks for, once every flag is checked; the exit status."""
+    """The sweep ``args`` asks for, once every flag is checked; the exit status. SIGINT and SIGTERM
+    are the command's from here to its end (sim/cluster/interruption.py)."""
+    from tablestorm.sim.cluster.interruption import Interruption
+
+    with Interruption().installed() as interruption:
+        return _run(args, interruption)
+
+
+def _run(args: argparse.Namespace, interruption: Interruption) -> int:
     import json
 
     request = _checked(args, args.parser)
     from tablestorm.sim.capacity.report import write_capacity_html
     from tablestorm.sim.capacity.result import build_capacity, write_capacity
     from tablestorm.sim.capacity.sweep import run_sweep
-    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Interruption
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort
 
     out = request.out
-    interruption = Interruption()
     try:
         sweep = run_sweep(
             request.scenario, request.steps, request.slo, request.steadiness, out / "load",
             address=args.address, stream=sys.stderr, interruption=interruption, command=args.command_line,
         )
-    except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
-        print("tablestorm capacity: interrupted before the sweep began: nothing was measured", file=sys.stderr)
+    except Abort:  # before the load began: its set-up is cut short
+        print("tablestorm capacity: stopped before the sweep began: nothing was measured", file=sys.stderr)
         return EXIT_STATUS
     load = sweep.load
-    capacity = build_capacity(
-        sweep.steps, planned=sweep.planned, slo=request.slo, steadiness=request.steadiness,
-        run=load.summary.get("run", {}), load_summary=load.summary, load_files=load.files, out_dir=out,
-    )
-    write_capacity(out / "capacity.json", capacity)
-    write_capacity_html(out / "capacity.html", capacity)
+    with interruption.shielded():
+        capacity = build_capacity(
+            sweep.steps, planned=sweep.planned, slo=request.slo, steadiness=request.steadiness,
+            run=load.summary.get("run", {}), load_summary=load.summary, load_files=load.files, out_dir=out,
+        )
+        write_capacity(out / "capacity.json", capacity)
+        write_capacity_html(out / "capacity.html", capacity)
     fit = capacity["fit"]
     print(json.dumps({
         "slo_step": capacity["capacity"]["slo_step"],
