@@ -8,7 +8,9 @@ Exit status, for every subcommand: 0 the job ran and passed; 1 it ran and a chec
 threshold, the chip count, a replayed hand's recorded stacks); 2 it did not run: a flag, a
 scenario or a file is wrong, or something it needs could not be reached or bound (a Ray address,
 Prometheus, a port). Status 2 always comes with a one-line message naming the flag or field: a
-:class:`~tablestorm.services.fields.FieldError` out of a command is that line, written here.
+:class:`~tablestorm.services.fields.FieldError` out of a command is that line, written here; 130
+it was interrupted by SIGINT or SIGTERM (:mod:`tablestorm.sim.cluster.interruption`): a signal
+that stops a command at once is one line too, written here, never a traceback.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Final, Protocol
 from tablestorm import version
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.capacity import command as capacity
+from tablestorm.sim.cluster.interruption import EXIT_STATUS, abort_in
 from tablestorm.sim.commands import replay, serve, serve_tournaments, simulate, structure
 from tablestorm.sim.load import command as load
 from tablestorm.sim.plan import command as plan
@@ -76,6 +79,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FieldError as exc:
         print(f"tablestorm {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # in a command that does not hold the signals itself
+        print(f"tablestorm {args.command}: interrupted (SIGINT)", file=sys.stderr)
+        return EXIT_STATUS
+    except Exception as exc:  # a signal that stopped the command at once: what it wrote is kept
+        abort = abort_in(exc)
+        if abort is None:
+            raise
+        print(f"tablestorm {args.command}: stopped at once by {abort}", file=sys.stderr)
+        return EXIT_STATUS
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import socket
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -22,16 +23,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
+from test_docs import _table as markdown_table
 
-from tablestorm.sim.capacity.command import parse_steps
+from tablestorm.sim.capacity.command import DEFAULT_SCENARIO, check, parse_steps
 from tablestorm.sim.capacity.report import render_capacity_html
 from tablestorm.sim.capacity.result import SCHEMA, build_capacity, slo_capacity
 from tablestorm.sim.capacity.slo import SLO
 from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, Step, sweep_scenario
 from tablestorm.sim.capacity.usl import USLFitError, fit_usl, usl
+from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.cli import main as cli_main
-from tablestorm.sim.load.scenario import from_mapping
+from tablestorm.sim.inputs import GAMES
+from tablestorm.sim.load.scenario import Scenario, from_mapping, load
 from tablestorm.sim.load.stats import RunStats
+from tablestorm.sim.resources import example_scenarios
+from tablestorm.sim.schedule.spec import load_schedule
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # ----------------------------------------------------------------------------- the USL fit
 
@@ -285,7 +293,9 @@ def test_an_interrupted_sweep_says_what_it_did_not_measure(tmp_path: Path) -> No
         "interrupted by SIGINT: steps 300, 400 were not measured",
         "no USL fit: the USL has three parameters: it needs at least 3 distinct loads, got 2",
     ]
-    assert "interrupted by SIGINT" in render_capacity_html(capacity)
+    page = render_capacity_html(capacity)
+    assert "interrupted by SIGINT" in page
+    assert '<span class="verdict caution">INTERRUPTED</span>' in page  # 300 and 400 bots might have met the SLO
 
 
 class _Tags(HTMLParser):
@@ -369,6 +379,48 @@ def test_cli_names_a_bad_scenario_and_a_bad_out(tmp_path: Path, capsys: pytest.C
     with pytest.raises(SystemExit) as exit_:
         cli_main(["capacity", "--steps", "8", "--out", str(taken)])
     assert exit_.value.code == 2 and "argument --out: " in capsys.readouterr().err
+
+
+def test_without_a_scenario_the_sweep_plays_every_game_of_the_example_schedules(tmp_path: Path) -> None:
+    """``tablestorm plan`` refuses a capacity.json short of a game the schedule plays: the default
+    sweep must measure all four, and an example may be named as ``tablestorm load`` names one."""
+    def scenario(*words: str) -> Scenario:
+        args = _build_parser().parse_args(["capacity", *words, "--steps", "8", "--out", str(tmp_path / "out")])
+        return check(args, args.parser).scenario
+
+    default = scenario()
+    played = {g.game for g in default.games if g.weight > 0}
+    assert default.name == DEFAULT_SCENARIO and played == set(GAMES)
+    for path in sorted((ROOT / "sim" / "schedules").glob("*.yaml")):
+        assert set(load_schedule(path).games) <= played, path
+    assert scenario("stud-ramp").name == "stud-ramp"
+
+
+def test_docs_capacity_names_the_schedules_each_example_scenario_can_size() -> None:
+    """docs/capacity.md's table is what the files say: each example scenario's games, and the
+    example schedules whose every game it plays (what ``tablestorm plan`` checks)."""
+    schedules = {p.stem: set(load_schedule(p).games) for p in sorted((ROOT / "sim" / "schedules").glob("*.yaml"))}
+    expected = {}
+    for name, path in example_scenarios().items():
+        games = list(dict.fromkeys(g.game for g in load(path).games if g.weight > 0))
+        expected[name] = (", ".join(games), ", ".join(s for s, needed in schedules.items() if needed <= set(games)))
+    rows = markdown_table("## Which scenario for which schedule", (ROOT / "docs" / "capacity.md").read_text())
+    documented = {}
+    for row in rows:
+        sized = row["example schedules it can size"].split(":")[0]  # "none: each plays draw"
+        documented[row["scenario"].split()[0].strip("`")] = (row["games"], "" if sized == "none" else sized)
+    assert documented == expected
+
+
+def test_a_ray_out_of_reach_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    with socket.socket() as free:  # bound, not listening: a connection is refused at once
+        free.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{free.getsockname()[1]}"
+        assert cli_main(["capacity", "--steps", "8", "--address", address, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"tablestorm capacity: cannot reach Ray at {address}: ") and error.count("\n") == 1
+    assert not out.exists()
 
 
 def test_parse_steps() -> None:

@@ -220,6 +220,20 @@ REFUSALS = [
 ]
 
 
+def test_a_game_the_capacity_run_did_not_play_is_refused_naming_the_scenario_that_plays_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schedule = write(tmp_path / "schedule.json", schedule_doc(_day(), games=("7stud", "5stud", "7a5draw")))
+    capacity = write(tmp_path / "capacity.json", capacity_doc(PER_CORE, games=("7stud",)))
+    assert main(["plan", "--schedule", str(schedule), "--capacity", str(capacity),
+                 "--out", str(tmp_path / "plan")]) == 2
+    assert capsys.readouterr().err == (
+        f"tablestorm plan: {capacity}: scenario_resolved.games: the capacity run did not measure 5stud, 7a5draw,"
+        f" which {schedule} (games) plays; measured: 7stud; sweep a scenario that plays them: capacity-1s-think,"
+        " tablestorm capacity's default, plays every game (docs/capacity.md)\n"
+    )
+
+
 @pytest.mark.parametrize(("which", "content", "message"), REFUSALS,
                          ids=[m.split(": ", 1)[1][:40] for *_, m in REFUSALS])
 def test_a_bad_input_is_refused_naming_the_file_and_the_key(
@@ -302,7 +316,8 @@ def test_the_forecast_for_the_current_minute_is_scraped(tmp_path: Path) -> None:
                                                                                      "0.9")] // 8)
     finally:
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+        _, err = process.communicate(timeout=30)
+    assert process.returncode == 0 and err.endswith("\nSIGTERM: stopping now\n"), err  # named, no traceback
 
 
 def test_docs_plan_lists_every_dimension_and_gauge() -> None:

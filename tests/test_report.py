@@ -206,6 +206,22 @@ def _dots(svg: object, colour: str) -> int:
     return sum(1 for u in svg.iter(f"{SVG}use") if id(u) not in keyed and f"fill: {colour}" in u.get("style", ""))  # type: ignore[attr-defined]
 
 
+def test_an_interrupted_run_is_no_pass() -> None:
+    """A run a signal stopped shows INTERRUPTED where it would have shown PASSED or NO THRESHOLDS;
+    a threshold it failed still shows as a failure."""
+    stats = RunStats()
+    badges = {
+        tuple(thresholds): re.findall(r'class="verdict (\w+)">([^<]*)', render_html(
+            summary_of(stats, thresholds=thresholds, run={"interrupted": "SIGTERM"}), stats))
+        for thresholds in ([], ["errors==0"], ["errors>0"])
+    }
+    assert badges == {
+        (): [("caution", "INTERRUPTED")],
+        ("errors==0",): [("caution", "INTERRUPTED")],
+        ("errors>0",): [("fail", "FAILED · 1 of 1 thresholds")],
+    }
+
+
 def test_latency_chart_breaks_where_no_action_was_answered() -> None:
     """Seconds 0-1 and 3 have actions, 2 has none: each percentile's line is a run of two points and
     a lone point, drawn as a dot."""

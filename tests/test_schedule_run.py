@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from interrupting import interrupt_when
 from schedule_data import METADATA, QUICK, ROOT
 
 from tablestorm.services.engine import Hand
@@ -154,27 +155,26 @@ def test_the_progress_line_counts_replications_and_the_time_left() -> None:
     assert PERCENTILES == ("p10", "p50", "p90")
 
 
-def test_ctrl_c_keeps_the_replications_that_completed(tmp_path: Path) -> None:
-    """A real command, interrupted once a replication is done: it cancels the rest, writes what
-    completed (marked interrupted) and exits 130."""
+@pytest.mark.parametrize(("signum", "hint"), [
+    (signal.SIGTERM, "send SIGTERM again"),  # the harder: Ray's start sets a SIGTERM handler of its own
+    pytest.param(signal.SIGINT, "press Ctrl-C again", marks=pytest.mark.slow),
+], ids=["SIGTERM", "SIGINT"])
+def test_two_signals_keep_the_replications_that_completed(tmp_path: Path, signum: signal.Signals, hint: str) -> None:
+    """A real command, signalled once a replication is done and again as it answers the first (it
+    is cancelling the rest): it writes what completed, marked interrupted and badged so, names the
+    signal it got, and exits 130 without a traceback."""
     out = tmp_path / "out"
     process = subprocess.Popen(
         [sys.executable, "-m", "tablestorm", "schedule", str(QUICK), "--replications", "500", "--seed", "2",
          "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if re.search(r"\] [1-9]\d*/500 replications", line):
-                break
-        else:
-            pytest.fail("the run ended before a replication completed")
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=120) == 130
-    finally:
-        if process.poll() is None:
-            process.kill()
+    err = interrupt_when(process, lambda line: re.search(r"\] [1-9]\d*/500 replications", line) is not None,
+                         signum=signum, again=lambda line: "winding down" in line)
+    assert process.returncode == 130, err
+    assert f"{signum.name}: winding down ({hint} to stop at once)" in err and "Traceback" not in err
     data = json.loads((out / "schedule.json").read_text())
-    assert data["run"]["interrupted"] == "SIGINT" and 1 <= data["run"]["replications"] < 500
+    assert data["run"]["interrupted"] == signum.name and 1 <= data["run"]["replications"] < 500
     assert data["run"]["replication_numbers"] == sorted(data["run"]["replication_numbers"])
-    assert any("interrupted by SIGINT" in w for w in data["warnings"])
+    assert any(f"interrupted by {signum.name}" in w for w in data["warnings"])
+    assert (out / "schedule.csv").exists()
+    assert '<span class="verdict caution">INTERRUPTED</span>' in (out / "schedule.html").read_text()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -95,6 +96,7 @@ def test_a_sit_and_go_live_is_the_accelerated_one(
     assert_complete(live)
     assert live["finishing_order"] == accelerated["finishing_order"]
     assert live["hands"] == accelerated["hands"] and live["hands_by_players"] == accelerated["hands_by_players"]
+    assert live["timeline"][0] == {"minute": 0, "players": seats, "tables": 1}  # from the start, not the creation
     report = live["live"]
     assert report["errors"] == {} and report["call_errors"] == {} and report["protocol_violations"] == 0
     assert report["seats_assigned"] == seats and report["start_burst_s"] is not None
@@ -120,17 +122,23 @@ def test_a_live_mtt_survives_a_killed_host_with_every_chip(ray_local: connection
 
 
 @pytest.mark.slow
-def test_an_interrupted_live_run_still_writes_its_files(tmp_path: Path) -> None:
-    """A real ``tablestorm tournament`` process: SIGINT once the tournament runs, exit 130, the files
-    written and marked interrupted."""
+@pytest.mark.parametrize(("signum", "twice"), [(signal.SIGINT, False), (signal.SIGTERM, True)],
+                         ids=["SIGINT", "SIGTERM-twice"])
+def test_an_interrupted_live_run_still_writes_its_files(tmp_path: Path, signum: signal.Signals, twice: bool) -> None:
+    """A real ``tablestorm tournament`` process: a signal once the tournament runs (and, twice, the
+    same again as it answers: the record is being collected, the actors stopped), exit 130 without a
+    traceback, the files written, marked and badged interrupted."""
     env = {**os.environ, "RAY_TMPDIR": os.environ.get("RAY_TMPDIR", "/tmp/ray-tablestorm-tests")}
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "tablestorm"), "tournament", FAST, "--entrants", "40", "--seed", "1",
          "--think", "0.5", "--out", str(tmp_path)],
         cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
-    err = interrupt_when(process, lambda line: " running · " in line)
+    err = interrupt_when(process, lambda line: " running · " in line, signum=signum,
+                         again=(lambda line: "winding down" in line) if twice else None)
     assert process.returncode == 130, err[-2000:]
+    assert f"{signum.name}: winding down" in err and "Traceback" not in err
     doc = json.loads((tmp_path / "tournament.json").read_text())
     assert doc["interrupted"] is True and doc["finished"] is False and doc["mode"] == "live"
-    assert (tmp_path / "tournament.html").read_text().count("Interrupted") >= 1
+    page = (tmp_path / "tournament.html").read_text()
+    assert page.count("Interrupted") >= 1 and '<span class="verdict caution">INTERRUPTED</span>' in page

@@ -2,7 +2,8 @@
 
 Exit status: 0 when the sweep found an SLO capacity and the chips were conserved; 1 when no step met
 the SLO or chips were not conserved; 2 for a bad flag or scenario (the message names it, nothing is
-started or written); 130 when interrupted (what was measured is written all the same). The heavy
+started or written), or Ray out of reach; 130 when interrupted (what was measured is written all
+the same). Without a scenario the sweep runs :data:`DEFAULT_SCENARIO` (docs/capacity.md). The heavy
 modules (Ray, scipy, matplotlib) are imported only once the flags are good, so that ``tablestorm
 --help`` stays instant.
 """
@@ -13,16 +14,22 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
 
 if TYPE_CHECKING:
     from tablestorm.sim.capacity.slo import SLO
     from tablestorm.sim.capacity.sweep import Steadiness
+    from tablestorm.sim.cluster.interruption import Interruption
     from tablestorm.sim.load.scenario import Scenario
 
-__all__ = ["parse_steps", "register", "run"]
+__all__ = ["DEFAULT_SCENARIO", "CapacityArgs", "check", "parse_steps", "register", "run"]
 
 DEFAULT_OUT = "out/capacity"
+DEFAULT_SCENARIO: Final = "capacity-1s-think"
+"""The example scenario a sweep without one runs: every game, so that ``tablestorm plan`` can size
+any of the example schedules from its capacity.json (it refuses a game the sweep did not play)."""
 
 
 def parse_steps(text: str) -> tuple[int, ...]:
@@ -51,9 +58,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "throughput, goodput, the round trip and the hosts' CPU; the Universal Scalability Law is "
         "fitted to the steps and the capacity per core at the SLO reported in capacity.json and "
         "capacity.html. The scenario sets the games, bot mix, think time, clock, hosts and fleets; "
-        "the steps replace its load shape.",
+        f"the steps replace its load shape. Without one, the example {DEFAULT_SCENARIO} (every game, "
+        "as tablestorm plan needs for the example schedules). How to read it: docs/capacity.md.",
     )
-    p.add_argument("scenario", nargs="?", help="scenario YAML file (e.g. sim/scenarios/capacity-1s-think.yaml)")
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO",
+                   help=f"scenario file or example name (default {DEFAULT_SCENARIO}: the four games the example "
+                   "schedules play, a 1 s think; docs/capacity.md)")
     p.add_argument("--steps", required=True, help="bot counts to hold, increasing: e.g. 500,1000,2000,3000")
     p.add_argument("--slo", action="append", default=[],
                    help="what a second and a step must meet, e.g. 'p99_ms<100' (repeatable; default p99_ms<100)")
@@ -62,13 +72,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--windows", type=int, default=3, help="windows that must agree (default 3)")
     p.add_argument("--tolerance", type=float, default=0.05,
                    help="how far a window's actions/s may be from their mean (default 0.05)")
-    p.add_argument("--address", help="join a Ray cluster: auto or HOST:PORT (default: start a local one)")
+    add_cluster_flags(p)
     p.add_argument("--out", default=DEFAULT_OUT, help=f"directory for capacity.json and capacity.html ({DEFAULT_OUT})")
     p.set_defaults(parser=p)  # its refusals read as argparse's own (usage line, exit 2)
 
 
 @dataclass(frozen=True, slots=True)
-class _Request:
+class CapacityArgs:
     """What the flags ask for, every one checked."""
 
     scenario: Scenario
@@ -78,12 +88,14 @@ class _Request:
     out: Path
 
 
-def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Request:
+def check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> CapacityArgs:
     """Every flag parsed and checked; a bad one ends the command (exit 2) naming it."""
     from tablestorm.services.fields import FieldError
     from tablestorm.sim.capacity.slo import DEFAULT_SLO, SLO
     from tablestorm.sim.capacity.sweep import Steadiness
-    from tablestorm.sim.load.scenario import from_mapping, load
+    from tablestorm.sim.cluster.connection import check_address
+    from tablestorm.sim.load.args import scenario_file
+    from tablestorm.sim.load.scenario import load
 
     try:
         steps = parse_steps(args.steps)
@@ -108,39 +120,66 @@ def _checked(args: argparse.Namespace, parser: argparse.ArgumentParser) -> _Requ
     if out.exists() and not out.is_dir():
         parser.error(f"argument --out: {out} exists and is not a directory")
     try:
-        scenario = load(args.scenario) if args.scenario else from_mapping({}, "defaults")
+        if args.address is not None:
+            check_address(args.address)
+    except FieldError as exc:
+        parser.error(f"argument {exc}")
+    try:
+        scenario = load(scenario_file(args.scenario or DEFAULT_SCENARIO))
     except FieldError as exc:
         parser.error(f"argument scenario: {exc}")
-    return _Request(scenario, steps, slo, Steadiness(args.window, args.windows, args.tolerance, args.hold), out)
+    return CapacityArgs(scenario, steps, slo, Steadiness(args.window, args.windows, args.tolerance, args.hold), out)
 
 
 def run(args: argparse.Namespace) -> int:
-    """The sweep ``args`` asks for, once every flag is checked; the exit status."""
+    """The sweep ``args`` asks for, once every flag is checked; the exit status. SIGINT and SIGTERM
+    are the command's from here to its end (sim/cluster/interruption.py)."""
+    from tablestorm.sim.cluster.interruption import Interruption
+
+    with Interruption().installed() as interruption:
+        return _run(args, interruption)
+
+
+def _run(args: argparse.Namespace, interruption: Interruption) -> int:
     import json
 
-    request = _checked(args, args.parser)
+    request = check(args, args.parser)
     from tablestorm.sim.capacity.report import write_capacity_html
     from tablestorm.sim.capacity.result import build_capacity, write_capacity
     from tablestorm.sim.capacity.sweep import run_sweep
-    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Interruption
+    from tablestorm.sim.cluster import connection
+    from tablestorm.sim.cluster.deployment import DeploymentError
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort
 
     out = request.out
-    interruption = Interruption()
+    try:  # connected here, within --connect-timeout: the sweep uses this Ray and leaves it to us
+        info = connection.connect(args.address, timeout=args.connect_timeout)
+    except connection.ClusterError as exc:
+        print(f"tablestorm capacity: {exc}", file=sys.stderr)
+        return 2
     try:
         sweep = run_sweep(
             request.scenario, request.steps, request.slo, request.steadiness, out / "load",
             address=args.address, stream=sys.stderr, interruption=interruption, command=args.command_line,
         )
-    except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
-        print("tablestorm capacity: interrupted before the sweep began: nothing was measured", file=sys.stderr)
+    except DeploymentError as exc:
+        print(f"tablestorm capacity: {exc}", file=sys.stderr)
+        return 2
+    except Abort:  # before the load began: its set-up is cut short
+        print("tablestorm capacity: stopped before the sweep began: nothing was measured", file=sys.stderr)
         return EXIT_STATUS
+    finally:
+        if info.started_here:
+            with interruption.shielded("stopping Ray"):
+                connection.disconnect()
     load = sweep.load
-    capacity = build_capacity(
-        sweep.steps, planned=sweep.planned, slo=request.slo, steadiness=request.steadiness,
-        run=load.summary.get("run", {}), load_summary=load.summary, load_files=load.files, out_dir=out,
-    )
-    write_capacity(out / "capacity.json", capacity)
-    write_capacity_html(out / "capacity.html", capacity)
+    with interruption.shielded():
+        capacity = build_capacity(
+            sweep.steps, planned=sweep.planned, slo=request.slo, steadiness=request.steadiness,
+            run=load.summary.get("run", {}), load_summary=load.summary, load_files=load.files, out_dir=out,
+        )
+        write_capacity(out / "capacity.json", capacity)
+        write_capacity_html(out / "capacity.html", capacity)
     fit = capacity["fit"]
     print(json.dumps({
         "slo_step": capacity["capacity"]["slo_step"],

@@ -19,6 +19,7 @@ from tablestorm.sim.load.thresholds import METRICS, parse
 from tablestorm.sim.reporting import plots
 from tablestorm.sim.reporting.html import (
     FAIL_BADGE,
+    INTERRUPTED,
     PASS_BADGE,
     banner,
     card,
@@ -151,9 +152,11 @@ def _peak_card(peak: float | None, largest: int) -> str:
     return card("USL peak", peak, "bots", 0)
 
 
-def _badge(slo_step: int | None) -> str:
+def _badge(slo_step: int | None, interrupted: bool) -> str:
     if slo_step is None:
         return '<span class="verdict fail">NO STEP MET THE SLO</span>'
+    if interrupted:  # the steps not measured might have met it too
+        return INTERRUPTED
     return f'<span class="verdict pass">SLO CAPACITY · {slo_step:,} BOTS</span>'
 
 
@@ -195,7 +198,7 @@ def render_capacity_html(capacity: Mapping[str, Any]) -> str:
         f" {escape(capacity['load_run'].get('report', ''))}."
     )
     return page(
-        f"tablestorm capacity: {capacity['scenario']}", meta, _badge(slo_step),
+        f"tablestorm capacity: {capacity['scenario']}", meta, _badge(slo_step, bool(capacity.get("interrupted"))),
         [
             *(banner(text) for text in capacity["warnings"]),
             headline,

@@ -19,18 +19,21 @@ later when a table host cannot start there.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import re
+import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from tablestorm import version
 from tablestorm.services.fields import FieldError
+from tablestorm.sim.cluster.interruption import abort_in
 from tablestorm.sim.inputs import PORT, Bound, flag
 
 LOOPBACK: Final = "127.0.0.1"
@@ -106,15 +109,18 @@ def connect(
         started = False
     elif address is None:
         try:
-            ray.init(
-                address="local",
-                _node_ip_address=LOOPBACK,
-                include_dashboard=False,
-                num_cpus=num_cpus,
-                log_to_driver=False,
-                configure_logging=False,
-            )
+            with _keeping_sigterm():
+                ray.init(
+                    address="local",
+                    _node_ip_address=LOOPBACK,
+                    include_dashboard=False,
+                    num_cpus=num_cpus,
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
         except Exception as exc:  # Ray's own reasons (ports, /dev/shm, a stale session dir)
+            if abort_in(exc) is not None:
+                raise
             raise ClusterError(f"cannot start a local Ray: {exc}; its logs: {_temp_dir()}/session_latest/logs") from exc
         started = True
     else:
@@ -123,6 +129,18 @@ def connect(
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     cpus = float(ray.cluster_resources().get("CPU", 0.0))
     return ClusterInfo(started_here=started, nodes=len(nodes), cpus=cpus)
+
+
+@contextlib.contextmanager
+def _keeping_sigterm() -> Iterator[None]:
+    """Ray's init (in the main thread) sets a SIGTERM handler that ends the process on the spot; a
+    command that holds the signal itself (:mod:`.interruption`) keeps its own handler."""
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if callable(previous) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
 
 
 def disconnect() -> None:
@@ -163,6 +181,8 @@ def _join(ray: Any, address: str, timeout: float) -> None:
     except ClusterError:
         raise
     except Exception as exc:
+        if abort_in(exc) is not None:
+            raise
         hint = (
             "the head may use another token: set RAY_AUTH_TOKEN to the head's (`ray get-auth-token` on it)"
             if token

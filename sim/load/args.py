@@ -27,7 +27,7 @@ from tablestorm.sim.load.scenario import Scenario, from_mapping, read
 from tablestorm.sim.load.thresholds import parse as parse_threshold
 from tablestorm.sim.resources import example_scenarios
 
-__all__ = ["LoadArgs", "check"]
+__all__ = ["LoadArgs", "check", "scenario_file"]
 
 OVERRIDES: Final = (
     ("duration", "--duration", "duration_s"),
@@ -88,7 +88,7 @@ def _target(args: argparse.Namespace) -> Target | None:
     )
 
 
-def _scenario_file(name: str) -> Path:
+def scenario_file(name: str) -> Path:
     """A scenario path, or the name of an example shipped with tablestorm (``smoke``)."""
     path = Path(name)
     examples = example_scenarios()
@@ -101,7 +101,7 @@ def _scenario_file(name: str) -> Path:
 
 
 def _scenario(args: argparse.Namespace) -> Scenario:
-    path = None if args.scenario is None else _scenario_file(args.scenario)
+    path = None if args.scenario is None else scenario_file(args.scenario)
     data: Any = {} if path is None else read(path)
     source = "defaults" if path is None else str(path)
     if not isinstance(data, dict):

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
 from tablestorm.sim.inputs import GAMES
+
+if TYPE_CHECKING:
+    from tablestorm.sim.cluster.interruption import Interruption
 
 __all__ = ["register", "run"]
 
@@ -55,13 +59,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The load test ``args`` asks for, once every flag (and a --target's servers) passed; the exit status."""
+    """The load test ``args`` asks for, once every flag (and a --target's servers) passed; the exit
+    status. SIGINT and SIGTERM are the command's from here to its end (sim/cluster/interruption.py)."""
+    from tablestorm.sim.cluster.interruption import Interruption
+
+    with Interruption().installed() as interruption:
+        return _run(args, interruption)
+
+
+def _run(args: argparse.Namespace, interruption: Interruption) -> int:
     import json
 
     from tablestorm.services.fields import FieldError
     from tablestorm.sim.cluster import connection
     from tablestorm.sim.cluster.deployment import DeploymentError
-    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Interruption
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort
     from tablestorm.sim.load.args import check
     from tablestorm.sim.load.driver import LoadTest
     from tablestorm.sim.load.given_servers import probe
@@ -82,7 +94,6 @@ def run(args: argparse.Namespace) -> int:
     except connection.ClusterError as exc:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
-    interruption = Interruption()
     test = LoadTest(request.scenario, request.out, servers=request.target, chaos=request.chaos,
                     prometheus=request.prometheus, interruption=interruption, command=args.command_line)
     try:
@@ -93,12 +104,13 @@ def run(args: argparse.Namespace) -> int:
     except DeploymentError as exc:
         print(f"tablestorm load: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # before the load began (the run handles signals from then on)
-        print("tablestorm load: interrupted before the load began: nothing was measured", file=sys.stderr)
+    except Abort:  # before the load began: its set-up is cut short
+        print("tablestorm load: stopped before the load began: nothing was measured", file=sys.stderr)
         return EXIT_STATUS
     finally:
         if info.started_here:
-            connection.disconnect()
+            with interruption.shielded("stopping Ray"):
+                connection.disconnect()
     summary = result.summary
     print(json.dumps({k: summary[k] for k in (
         "bots", "duration_s", "hands", "actions", "hands_per_s", "actions_per_s", "latency_ms",
@@ -108,8 +120,10 @@ def run(args: argparse.Namespace) -> int:
     if request.junit is not None:
         from tablestorm.sim.load.junit import write_junit
 
-        request.junit.parent.mkdir(parents=True, exist_ok=True)
-        write_junit(request.junit, summary["thresholds"], summary, suite=f"tablestorm load: {request.scenario.name}")
+        with interruption.shielded():
+            request.junit.parent.mkdir(parents=True, exist_ok=True)
+            write_junit(request.junit, summary["thresholds"], summary,
+                        suite=f"tablestorm load: {request.scenario.name}")
     if interruption.signal_name is not None:
         return EXIT_STATUS
     return 0 if result.ok and summary.get("chips_conserved") is not False else 1

@@ -251,25 +251,25 @@ class LoadTest:
                 # up: setting up thousands of tables must not eat into the seconds of load asked for.
                 state.start = time.time()
                 deployment.begin(state.start)
-                # Installed after Ray started: its driver sets a SIGTERM handler of its own that
-                # ends the process on the spot.
-                with self.interruption.installed():
+                with self.interruption.running():
                     try:
                         self._loop(state)
                         summary, files = self._finish(state)
                     except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
                         if abort_in(exc) is None:
                             raise
-                        summary, files = self._report(state, time.time() - state.start, aborted=True)
+                        with self.interruption.shielded():
+                            summary, files = self._report(state, time.time() - state.start, aborted=True)
             return RunResult(summary, files, bool(summary.get("thresholds_ok", True)))
         finally:
-            if prom is not None:
-                prom.stop()
-                self.prometheus_server = None
-            if deployment is not None:
-                deployment.kill_all()
-            if info.started_here:
-                connection.disconnect()
+            with self.interruption.shielded("stopping the run's processes"):
+                if prom is not None:
+                    prom.stop()
+                    self.prometheus_server = None
+                if deployment is not None:
+                    deployment.kill_all()
+                if info.started_here:
+                    connection.disconnect()
 
     def _start_fleet(self, state: RunState, avoid: frozenset[str] = frozenset()) -> str:
         deployment = state.deployment
@@ -502,7 +502,9 @@ class LoadTest:
             budget_s=budget,
             fleets_late=left,
         )
-        return self._report(state, duration, wind_down=end, voided_at_end=ended.voided, chips=(chips.start, chips.end))
+        with self.interruption.shielded():
+            return self._report(state, duration, wind_down=end, voided_at_end=ended.voided,
+                                chips=(chips.start, chips.end))
 
     def _report(
         self,
@@ -515,7 +517,8 @@ class LoadTest:
         chips: tuple[int | None, int | None] = (None, None),
     ) -> tuple[dict[str, Any], dict[str, Path]]:
         """Write summary.json, history.csv and report.html for the run as far as it went; without
-        ``chips`` (an aborted run never counts them) chip conservation is unknown."""
+        ``chips`` (an aborted run never counts them) chip conservation is unknown. Called shielded
+        from signals: the report is what an interrupted run keeps."""
         deployment = state.deployment
         stats = state.stats if state.load_stats is None else state.load_stats
         scenario = self.scenario
@@ -576,7 +579,6 @@ class LoadTest:
             thresholds=scenario.thresholds,
             run=facts.to_dict(),
         )
-        with self.interruption.shielded():
-            files = write_report(self.out_dir, summary, stats, bots_online=state.bots_online_series,
-                                 title=f"tablestorm load: {scenario.name}")
+        files = write_report(self.out_dir, summary, stats, bots_online=state.bots_online_series,
+                             title=f"tablestorm load: {scenario.name}")
         return summary, files

@@ -390,7 +390,7 @@ spent in the server. Round-trip percentiles come from logarithmic histograms wit
 of two: each is within {RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
 {_bin_width(_chart_end(stats, duration, bots_online))} s. Per-second data: history.csv;
 machine-readable summary: summary.json."""
-    return page(title, meta, verdict(thresholds), [
+    return page(title, meta, verdict(thresholds, interrupted=bool(summary.get("interrupted"))), [
         *banners,
         f'<section class="cards">{cards}</section>',
         f"<h2>Thresholds</h2>{threshold_html}",

@@ -8,6 +8,7 @@ refusal is one line naming the file and key or the flag, exit 2. Exit status 0 o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -62,12 +63,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"report: {files['html']}", file=sys.stderr)
     if args.serve_metrics is None:
         return 0
-    from tablestorm.sim.cluster.interruption import Interruption
+    from tablestorm.sim.cluster.interruption import Abort, Interruption
     from tablestorm.sim.plan.forecast_metrics import BANDS, ForecastCollector, serve
 
     sizes = {band: minute_sizes(schedule, capacity, settings, band) for band in BANDS.values()}
-    interruption = Interruption()
-    with interruption.installed():
+    with Interruption().installed() as interruption, contextlib.suppress(Abort):  # a signal ends the serving
         port = serve(ForecastCollector(schedule, sizes), args.metrics_host, args.serve_metrics)
         print(json.dumps({"metrics": f"http://{args.metrics_host}:{port}/metrics", "port": port}), flush=True)
         interruption.requested.wait()

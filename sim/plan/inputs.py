@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from tablestorm.services.fields import FieldError, number
+from tablestorm.sim.capacity.command import DEFAULT_SCENARIO
 
 __all__ = [
     "CAPACITY_SCHEMA",
@@ -159,10 +160,13 @@ def read_capacity(path: Path) -> Capacity:
 
 
 def check_games(schedule: ScheduleDemand, capacity: Capacity) -> None:
-    """Every game of the schedule was played by the capacity run's load (its capacity is that mix's)."""
+    """Every game of the schedule was played by the capacity run's load (its capacity is that mix's);
+    the refusal names the scenario that plays every game."""
     missing = [g for g in schedule.games if g not in capacity.games]
     if missing:
         raise FieldError(
             f"{capacity.path}: scenario_resolved.games", f"the capacity run did not measure {', '.join(missing)}, "
-            f"which {schedule.path} (games) plays; measured: {', '.join(capacity.games) or 'none'}"
+            f"which {schedule.path} (games) plays; measured: {', '.join(capacity.games) or 'none'}; sweep a "
+            f"scenario that plays them: {DEFAULT_SCENARIO}, tablestorm capacity's default, plays every game "
+            "(docs/capacity.md)"
         )

@@ -65,6 +65,9 @@ figure svg text { font-family: inherit; }
 NUMERIC: Final = ' class="n"'
 PASS_BADGE: Final = '<span class="badge pass">PASS</span>'
 FAIL_BADGE: Final = '<span class="badge fail">FAIL</span>'
+INTERRUPTED: Final = '<span class="verdict caution">INTERRUPTED</span>'
+"""The header's badge for a run a signal stopped early: what it shows is partial, so it is no pass
+(a failure it found still shows as one)."""
 
 
 def escape(text: object) -> str:
@@ -155,14 +158,17 @@ def banner(text: str, kind: str = "warn") -> str:
     return f'<div class="banner {kind}">{escape(text)}</div>'
 
 
-def verdict(thresholds: Sequence[Mapping[str, Any]]) -> str:
-    """PASSED / FAILED (n of m thresholds) / NO THRESHOLDS, as a badge."""
+def verdict(thresholds: Sequence[Mapping[str, Any]], *, interrupted: bool = False) -> str:
+    """PASSED / FAILED (n of m thresholds) / NO THRESHOLDS, as a badge; :data:`INTERRUPTED` in place
+    of the first or the last for a run a signal stopped early."""
+    failed = sum(not t["ok"] for t in thresholds)
+    if failed:
+        return f'<span class="verdict fail">FAILED · {failed} of {len(thresholds)} thresholds</span>'
+    if interrupted:
+        return INTERRUPTED
     if not thresholds:
         return '<span class="verdict none">NO THRESHOLDS</span>'
-    failed = sum(not t["ok"] for t in thresholds)
-    if not failed:
-        return '<span class="verdict pass">PASSED</span>'
-    return f'<span class="verdict fail">FAILED · {failed} of {len(thresholds)} thresholds</span>'
+    return '<span class="verdict pass">PASSED</span>'
 
 
 def section(title: str, body: str, kind: str = "") -> str:

@@ -36,10 +36,18 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Simulate the day ``args`` names, once the schedule and every flag are checked; the exit status."""
+    """Simulate the day ``args`` names, once the schedule and every flag are checked; the exit
+    status. SIGINT and SIGTERM are the command's from here to its end (sim/cluster/interruption.py)."""
+    from tablestorm.sim.cluster.interruption import Interruption
+
+    with Interruption().installed() as interruption:
+        return _run(args, interruption)
+
+
+def _run(args: argparse.Namespace, interruption: Interruption) -> int:
     from tablestorm.sim.cluster import connection
     from tablestorm.sim.cluster.deployment import DeploymentError
-    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort, Interruption
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS
     from tablestorm.sim.reporting.meta import run_metadata
     from tablestorm.sim.schedule.report import write_schedule_html
     from tablestorm.sim.schedule.result import build_schedule, write_schedule
@@ -66,30 +74,27 @@ def run(args: argparse.Namespace) -> int:
         info = connection.connect(args.address, timeout=args.connect_timeout)
     except connection.ClusterError as exc:
         return _fail(str(exc))
-    interruption = Interruption()
     live: dict[str, Any] | None = None
     try:
-        with interruption.installed():
-            run = run_schedule(schedule, root_seed=seed, replications=range(args.replications),
-                               interruption=interruption)
+        run = run_schedule(schedule, root_seed=seed, replications=range(args.replications),
+                           interruption=interruption)
         if not run.replications:
             print("tablestorm schedule: interrupted before a replication completed: nothing was written",
                   file=sys.stderr)
             return EXIT_STATUS
-        data = build_schedule(run, run_metadata(args.command_line, started))
-        if args.live and not run.interrupted:
+        with interruption.shielded():
+            data = build_schedule(run, run_metadata(args.command_line, started))
+        if args.live and not interruption.requested.is_set():
             live = _live(schedule, data, seed, args.replications, out, interruption)
     except TaskError as exc:
         print(f"tablestorm schedule: {exc}", file=sys.stderr)
         return 1
-    except Abort:
-        print("tablestorm schedule: stopped at once: nothing was written", file=sys.stderr)
-        return EXIT_STATUS
     except DeploymentError as exc:
         return _fail(f"--live: {exc}")
     finally:
         if info.started_here:
-            connection.disconnect()
+            with interruption.shielded("stopping Ray"):
+                connection.disconnect()
     if live is not None:
         data["live"] = live
     with interruption.shielded():

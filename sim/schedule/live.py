@@ -45,7 +45,7 @@ from tablestorm.sim.tournament.live_run import LiveRoom, entrants_of
 __all__ = ["LiveDay", "LiveMinute", "live_problems", "median_field", "play_live"]
 
 POLL_S = 1.0
-"""Seconds between looks at the tournaments between minutes (to see the day end, or Ctrl-C)."""
+"""Seconds between looks at the tournaments between minutes (to see the day end, or a signal)."""
 HOSTS = 2
 """Table hosts of the live room (``tablestorm tournament``'s default)."""
 FLEETS = 2
@@ -103,7 +103,7 @@ class LiveDay:
     stopped: str | None
     """Why the day stopped before every tournament finished (a signal's name, the time limit), if it did."""
     interrupted: bool
-    """Stopped by a signal (Ctrl-C, SIGTERM)."""
+    """Stopped by a signal (SIGINT, SIGTERM)."""
 
     @property
     def complete(self) -> bool:
@@ -145,7 +145,7 @@ def play_live(
 ) -> LiveDay:
     """Play ``schedule`` live on the connected Ray (each event's median field, the seeds of
     replication ``replication``), stopping ``limit_s`` seconds after the first start at the latest
-    (:func:`live_problems` must be empty). The first Ctrl-C (or SIGTERM) ends the day where it is,
+    (:func:`live_problems` must be empty). The first SIGINT or SIGTERM ends the day where it is,
     what was measured kept; a second stops at once, nothing but the minutes so far kept."""
     import ray
 
@@ -161,7 +161,7 @@ def play_live(
     minutes: list[LiveMinute] = []
     wall_s = setup_s = 0.0
     try:
-        with interruption.installed() as installed:
+        with interruption.running():
             try:
                 room.deploy()
                 for k, event in enumerate(tournaments, 1):
@@ -172,21 +172,22 @@ def play_live(
                     room.seat(live.tournament_id, room.register(live.tournament_id))
                     day.append(live)
                 setup_s = time.monotonic() - setup
-                wall_s, stopped = _play(room, day, minutes, limit_s, stream, installed)
+                wall_s, stopped = _play(room, day, minutes, limit_s, stream, interruption)
             except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
                 if abort_in(exc) is None:
                     raise
                 return LiveDay(replication=replication, minutes=tuple(minutes), events=(), players={},
-                               wall_s=0.0, setup_s=0.0, stopped=installed.signal_name or "interrupted",
+                               wall_s=0.0, setup_s=0.0, stopped=interruption.signal_name or "interrupted",
                                interrupted=True)
-        events = tuple(_outcome(room, live) for live in day)
-        players = room.players_report()
+        with interruption.shielded("collecting the live day's record"):
+            events = tuple(_outcome(room, live) for live in day)
+            players = room.players_report()
         players.pop("first_turns")
         return LiveDay(replication=replication, minutes=tuple(minutes), events=events, players=players,
                        wall_s=round(wall_s, 3), setup_s=round(setup_s, 3), stopped=stopped,
                        interrupted=interruption.requested.is_set())
     finally:
-        room.teardown()
+        room.teardown(interruption)
 
 
 def _play(room: LiveRoom, day: Sequence[_Live], minutes: list[LiveMinute], limit_s: float, stream: TextIO,

@@ -16,6 +16,7 @@ from typing import Any, Final
 from tablestorm.sim.reporting import plots
 from tablestorm.sim.reporting.html import (
     FAIL_BADGE,
+    INTERRUPTED,
     PASS_BADGE,
     banner,
     card,
@@ -164,7 +165,8 @@ def render_schedule_html(data: Mapping[str, Any]) -> str:
     }
     body.append(section("The peak and the run", key_values(f"peak at {peak['time']}", peak_values)
                         + key_values("run", run_values), "tables"))
-    badge = PASS_BADGE if data["chips_conserved"] else FAIL_BADGE
+    interrupted = run["interrupted"] or (data.get("live") or {}).get("interrupted")
+    badge = FAIL_BADGE if not data["chips_conserved"] else INTERRUPTED if interrupted else PASS_BADGE
     return page(f"Schedule: {run['schedule']['name']}", meta, badge, body,
                 footer="Every hand dealt and played by the engine on a virtual clock (tablestorm schedule).")
 

@@ -84,6 +84,7 @@ def run_schedule(
     import ray as ray_module
 
     ray: Any = ray_module  # Ray's API is untyped
+    interruption = interruption or Interruption()
     cores = float(ray.cluster_resources().get("CPU", 1.0))
     remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_task)
     order = sorted(schedule.events, key=lambda e: -e.expected_players)
@@ -100,31 +101,30 @@ def run_schedule(
     pending = list(jobs)
     work_done = 0.0
     try:
-        while pending:
-            if interruption is not None and interruption.requested.is_set():
-                break
-            try:
+        with interruption.running():
+            while pending and not interruption.requested.is_set():
                 ready, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
-            except Exception as exc:  # a second signal's Abort, maybe wrapped by Ray's native wait
-                abort = abort_in(exc)
-                if abort is None:
-                    raise
-                raise abort from None
-            for ref in ready:
-                replication, event = jobs[ref]
-                try:
-                    run, node = ray.get(ref)
-                except Exception as exc:
-                    raise TaskError(f"replication {replication}, {event.name!r}: {_reason(exc)}") from exc
-                done.append(run)
-                nodes[node] += 1
-                left[replication] -= 1
-                work_done += work[ref]
-            if bar is not None:
-                bar.update(sum(1 for n in left.values() if n == 0), len(done), work_done)
+                for ref in ready:
+                    replication, event = jobs[ref]
+                    try:
+                        run, node = ray.get(ref)
+                    except Exception as exc:
+                        if abort_in(exc) is not None:
+                            raise
+                        raise TaskError(f"replication {replication}, {event.name!r}: {_reason(exc)}") from exc
+                    done.append(run)
+                    nodes[node] += 1
+                    left[replication] -= 1
+                    work_done += work[ref]
+                if bar is not None:
+                    bar.update(sum(1 for n in left.values() if n == 0), len(done), work_done)
+    except Exception as exc:  # a second signal's Abort, maybe wrapped by Ray's native wait: the rest is kept
+        if abort_in(exc) is None:
+            raise
     finally:
-        for ref in pending:
-            ray.cancel(ref, force=True)
+        with interruption.shielded("cancelling the tasks left"):
+            for ref in pending:
+                ray.cancel(ref, force=True)
         if bar is not None:
             bar.close()
     complete = tuple(r for r in replications if left[r] == 0)
@@ -133,7 +133,7 @@ def run_schedule(
     return ScheduleRun(
         schedule=schedule, root_seed=root_seed, replications=complete, runs=kept,
         wall_s=time.perf_counter() - started, cores=cores, nodes=dict(nodes),
-        interrupted=None if not pending else (interruption.signal_name if interruption else None),
+        interrupted=None if not pending else interruption.signal_name,
     )
 
 

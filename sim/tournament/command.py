@@ -24,6 +24,7 @@ from tablestorm.sim.load.chaos import ChaosEvent
 
 if TYPE_CHECKING:
     from tablestorm.services.director.structure import TournamentStructure
+    from tablestorm.sim.cluster.interruption import Interruption
     from tablestorm.sim.tournament.profiles import DealingModel, PlayerProfile
 
 __all__ = ["TOURNAMENT_ID", "TournamentArgs", "check", "parse_mix", "register", "run"]
@@ -160,29 +161,41 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Play the tournament ``args`` asks for once every flag is checked; the exit status."""
+    """Play the tournament ``args`` asks for once every flag is checked; the exit status. SIGINT
+    and SIGTERM are the command's from here to its end (sim/cluster/interruption.py)."""
+    from tablestorm.sim.cluster.interruption import Interruption
+
+    with Interruption().installed() as interruption:
+        return _run(args, interruption)
+
+
+def _run(args: argparse.Namespace, interruption: Interruption) -> int:
     request = check(args)
     import json
     import time
 
-    from tablestorm.sim.cluster.interruption import EXIT_STATUS
+    from tablestorm.sim.cluster.interruption import EXIT_STATUS, Abort
     from tablestorm.sim.reporting.meta import run_metadata
     from tablestorm.sim.tournament.outputs import write_outputs
 
     metadata = run_metadata(args.command_line, time.time())
     if request.accelerated:
-        document = _accelerated(request, metadata)
+        document = _accelerated(request, metadata, interruption)
     else:
         from tablestorm.sim.cluster.connection import ClusterError
         from tablestorm.sim.cluster.deployment import DeploymentError
         from tablestorm.sim.tournament.live_run import run_live
 
         try:
-            document = run_live(request, metadata, stream=sys.stderr)
+            document = run_live(request, metadata, stream=sys.stderr, interruption=interruption)
         except (ClusterError, DeploymentError) as exc:
             print(f"tablestorm tournament: {exc}", file=sys.stderr)
             return 2
-    files = write_outputs(request.out, document)
+        except Abort:  # before the tournament began: its set-up is cut short
+            print("tablestorm tournament: stopped before the tournament began: nothing was written", file=sys.stderr)
+            return EXIT_STATUS
+    with interruption.shielded():
+        files = write_outputs(request.out, document)
     print(json.dumps({k: document[k] for k in (
         "mode", "entries", "finished", "chips_conserved", "hands", "duration_s", "prize_pool", "interrupted",
     )}))
@@ -192,8 +205,10 @@ def run(args: argparse.Namespace) -> int:
     return 0 if document["finished"] and document["chips_conserved"] else 1
 
 
-def _accelerated(request: TournamentArgs, run: dict[str, Any]) -> dict[str, Any]:
-    """The whole tournament here; Ctrl-C stops it where it is (its document says so)."""
+def _accelerated(request: TournamentArgs, run: dict[str, Any], interruption: Interruption) -> dict[str, Any]:
+    """The whole tournament here; a signal stops it where it is (its document says so): a virtual
+    clock has nothing to wind down."""
+    from tablestorm.sim.cluster.interruption import Abort
     from tablestorm.sim.tournament.accelerated import AcceleratedTournament
     from tablestorm.sim.tournament.outputs import tournament_document
     from tablestorm.sim.tournament.summary import summarize
@@ -204,12 +219,13 @@ def _accelerated(request: TournamentArgs, run: dict[str, Any]) -> dict[str, Any]
     )
     try:
         result = tournament.run()
-    except (KeyboardInterrupt, RuntimeError) as exc:  # Ctrl-C, or a stall (nothing due: a bug, reported)
-        interrupted = isinstance(exc, KeyboardInterrupt)
+    except (Abort, RuntimeError) as exc:  # a signal, or a stall (nothing due: a bug, reported)
+        interrupted = isinstance(exc, Abort)
         if not interrupted:
             print(f"tablestorm tournament: {exc}", file=sys.stderr)
-        partial = summarize(tournament.director, seed=request.seed, hands=tournament.hands,
-                            hands_by_players=tournament.hands_by_players, chips_conserved=False)
-        return tournament_document(partial, mode="accelerated", finished=False, interrupted=interrupted, run=run)
+        with interruption.shielded():
+            partial = summarize(tournament.director, seed=request.seed, hands=tournament.hands,
+                                hands_by_players=tournament.hands_by_players, chips_conserved=False)
+            return tournament_document(partial, mode="accelerated", finished=False, interrupted=interrupted, run=run)
     return tournament_document(result, mode="accelerated", finished=True, interrupted=False, run=run)
 

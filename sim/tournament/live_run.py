@@ -13,7 +13,7 @@ director sees the registrations in the accelerated order (its seat draw follows 
 Once a second the driver reads the tournament's state for the live view and fires the chaos events
 that are due (``kill-host@Ns``: the host actor is killed; the tournament server finds its tables
 lost and rebuilds them, TOURN-11). It stops when the tournament finishes, halts, runs past the
-time limit, or is interrupted (Ctrl-C: the files are written all the same).
+time limit, or is interrupted (SIGINT or SIGTERM: the files are written all the same).
 
 What only a live run measures: the **start burst** (seconds from the start until every starting
 table has dealt its first hand, to its first turn) and the **move latency** (from a moved
@@ -233,18 +233,27 @@ class LiveRoom:
                 counts[node] = counts.get(node, 0) + count
         return counts
 
-    def teardown(self) -> None:
-        """Stop and end every actor started here."""
+    def teardown(self, interruption: Interruption) -> None:
+        """Stop and end every actor started here. The actors are asked to stop first (each answer
+        waited for up to 30 s), unless a signal stopped the command at once, or stops the asking:
+        then they are ended without it."""
         deployment = self.deployment
-        with contextlib.suppress(Exception):
-            deployment.broadcast(self.fleets, "stop", timeout=30.0)
-        if self.tournament is not None:
-            with contextlib.suppress(Exception):
-                self.ray.get(self.tournament.stop.remote(), timeout=30.0)
-        deployment.broadcast(deployment.hosts, "stop", timeout=30.0)
-        for handle in [*self.fleets.values(), *([self.tournament] if self.tournament is not None else [])]:
-            deployment.end(handle)
-        deployment.kill_all()
+        try:
+            if not interruption.aborted:
+                failed = self.ray.exceptions.RayError  # an actor dead or late: it is ended below
+                with contextlib.suppress(failed):
+                    deployment.broadcast(self.fleets, "stop", timeout=30.0)
+                if self.tournament is not None:
+                    with contextlib.suppress(failed):
+                        self.ray.get(self.tournament.stop.remote(), timeout=30.0)
+                deployment.broadcast(deployment.hosts, "stop", timeout=30.0)
+        except Exception as exc:  # the Abort itself, or wrapped by the native code it interrupted
+            if abort_in(exc) is None:
+                raise
+        with interruption.shielded("ending the run's actors"):
+            for handle in [*self.fleets.values(), *([self.tournament] if self.tournament is not None else [])]:
+                deployment.end(handle)
+            deployment.kill_all()
 
 
 class LiveTournamentRun:
@@ -267,20 +276,21 @@ class LiveTournamentRun:
     # ----------------------------------------------------------------- the run
 
     def run(self) -> dict[str, Any]:
-        """Deploy, play to the end (or the limit, or Ctrl-C), collect; returns tournament.json."""
+        """Deploy, play to the end (or the limit, or a signal), collect; returns tournament.json."""
         request, room = self.request, self.room
         try:
             room.deploy()
             room.create(TOURNAMENT_ID, request.structure, request.seed,
                         entrants_of(request.entrants, request.profiles, request.seed))
             interrupted = self._play()
-            return self._document(interrupted)
+            with self.interruption.shielded("collecting the tournament's record"):
+                return self._document(interrupted)
         finally:
-            room.teardown()
+            room.teardown(self.interruption)
 
     def _play(self) -> bool:
         """Register, start and follow the tournament; returns whether it was interrupted."""
-        with self.interruption.installed() as interruption:
+        with self.interruption.running() as interruption:
             try:
                 began = time.monotonic()
                 last = self.room.register(TOURNAMENT_ID)
@@ -340,12 +350,15 @@ class LiveTournamentRun:
                                    interrupted=interrupted, run=self.run_meta, live=live)
 
 
-def run_live(request: TournamentArgs, run: dict[str, Any], *, stream: TextIO) -> dict[str, Any]:
+def run_live(request: TournamentArgs, run: dict[str, Any], *, stream: TextIO,
+             interruption: Interruption) -> dict[str, Any]:
     """``tablestorm tournament`` without ``--accelerated``: connect (or start a local loopback Ray),
-    play, and leave the cluster as found; ClusterError or DeploymentError when Ray is out of reach."""
+    play, and leave the cluster as found; ClusterError or DeploymentError when Ray is out of reach,
+    :class:`~tablestorm.sim.cluster.interruption.Abort` when a signal stopped it before its start."""
     info = connection.connect(request.address, timeout=request.connect_timeout)
     try:
-        return LiveTournamentRun(request, run, stream=stream).run()
+        return LiveTournamentRun(request, run, stream=stream, interruption=interruption).run()
     finally:
         if info.started_here:
-            connection.disconnect()
+            with interruption.shielded("stopping Ray"):
+                connection.disconnect()

@@ -96,6 +96,8 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
     if finished and conserved:
         badge = (f'<span class="verdict caution">IMPLAUSIBLE · {len(flags)} FLAG{"S" if len(flags) > 1 else ""}</span>'
                  if flags else '<span class="verdict pass">FINISHED · CHIPS CONSERVED</span>')
+    elif doc.get("interrupted") and not finished:
+        badge = h.INTERRUPTED
     else:
         badge = f'<span class="verdict fail">{"CHIPS NOT CONSERVED" if finished else "NOT FINISHED"}</span>'
     banners = [h.banner(f"Not like a real event: {flag['message']} (docs/calibration.md).") for flag in flags]

@@ -44,7 +44,8 @@ class TournamentResult:
     (the average stack in big bets as the level began, in big blinds for pot and no limit; None on a
     break)."""
     timeline: list[dict[str, Any]]
-    """``{minute, players, tables}`` at the start of every minute, and at the end."""
+    """``{minute, players, tables}`` at the start of every minute from the tournament's start (minute 0:
+    the field as it was dealt in), and at the end."""
     hands_per_hour_per_table: float
     bubble: dict[str, Any] | None
     """``{t, player, entry, place}``: who finished one place out of the money."""
@@ -128,14 +129,20 @@ def summarize(
 
 
 def _timeline(events: Sequence[ev.TournamentEvent], end: float) -> tuple[list[dict[str, Any]], float]:
-    """Players left and tables open at each minute; also the table-seconds played."""
+    """Players left and tables open at each minute from the start; also the table-seconds played.
+
+    Minutes count from the ``Started`` event, not from the record's time 0: a live record counts
+    from the tournament's creation, and a minute 0 taken while its players were still registering
+    showed no players and no tables, a trough that never was. An accelerated run starts at 0, so
+    both modes' minutes agree."""
+    start = next((event.at for event in events if type(event) is ev.Started), end)
     rows: list[dict[str, Any]] = []
     players = tables = 0
     minute = 0
     last = 0.0
     table_seconds = 0.0
     for event in events:
-        while minute * 60.0 < event.at:
+        while start + minute * 60.0 < event.at:
             rows.append({"minute": minute, "players": players, "tables": tables})
             minute += 1
         table_seconds += tables * (event.at - last)
@@ -152,7 +159,7 @@ def _timeline(events: Sequence[ev.TournamentEvent], end: float) -> tuple[list[di
             tables -= 1
         elif type(event) is ev.Finished:
             tables = 0
-    rows.append({"minute": math.ceil(end / 60.0), "players": players, "tables": tables})
+    rows.append({"minute": math.ceil((end - start) / 60.0), "players": players, "tables": tables})
     return rows, table_seconds
 
 
