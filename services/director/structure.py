@@ -28,6 +28,7 @@ path (``levels[3].small_bet: ...``). Play levels are numbered from 1 and breaks 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -167,6 +168,7 @@ class TournamentStructure:
             raise FieldError("levels", "at least one play level is needed (breaks alone deal no hand)")
         if self.levels[0].is_break:
             raise FieldError("levels[0]", "a tournament starts with a play level, not a break")
+        _never_down(self.levels, plays)
         if self.late_registration is not None:
             until = self.late_registration.until_level
             _play_level(until, plays, "late_registration.until_level")
@@ -222,6 +224,25 @@ class TournamentStructure:
 def _positive(value: int, path: str) -> None:
     if value <= 0:
         raise FieldError(path, f"must be positive, got {value}")
+
+
+RISING = ("big_bet", "big_blind", "ante")
+"""The amounts no play level may lower: the pressure on a stack only grows."""
+
+
+def _never_down(levels: tuple[Level, ...], plays: tuple[int, ...]) -> None:
+    """[decision] Refuse a play level that lowers the big bet, the big blind or the ante of the
+    play level before it: a typo (a lost zero) in a file the team shares, and a structure whose
+    blinds fall lets a tournament outlast its levels."""
+    for play, (before, after) in enumerate(itertools.pairwise(plays), 2):
+        old, new = levels[before].stakes, levels[after].stakes
+        assert old is not None and new is not None
+        for key in RISING:
+            if getattr(new, key) < getattr(old, key):
+                raise FieldError(
+                    f"levels[{after}].{key}", f"play level {play} lowers the {key.replace('_', ' ')} to "
+                    f"{getattr(new, key)} from play level {play - 1}'s {getattr(old, key)}: it may only stay or rise"
+                )
 
 
 def _play_level(level: int, plays: tuple[int, ...], path: str) -> None:
