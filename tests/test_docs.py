@@ -22,10 +22,13 @@ from tablestorm.sim.load.report import HISTORY_COLUMNS
 from tablestorm.sim.load.stats import RunStats
 from tablestorm.sim.load.summary import LoadRunFacts, build_summary
 from tablestorm.sim.load.thresholds import METRICS
+from tablestorm.sim.tournament import field
+from tablestorm.sim.tournament.command import RATES
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "rules.md").read_text()
 SCENARIOS_DOC = (ROOT / "docs" / "scenarios.md").read_text()
+TOURNAMENT_DOC = (ROOT / "docs" / "tournament.md").read_text()
 FAMILIES = ("CARD", "BET", "STUD", "DRAW", "SHOW", "CLOCK", "TABLE", "TOURN")
 RULE_ID = re.compile(rf"\b(?:{'|'.join(FAMILIES)})-\d+\b")
 CITING = [ROOT / "README.md", *(ROOT / d for d in ("services", "sim", "docs", "proto", "tests"))]
@@ -174,3 +177,13 @@ def test_documented_report_files() -> None:
         assert f"**{section}**" in SCENARIOS_DOC, section
     for chart in charts:
         assert f"*{chart}*" in SCENARIOS_DOC, chart
+
+
+# ----------------------------------------------------------------------------- docs/tournament.md
+
+
+def test_documented_field_rates_are_the_commands_flags_and_defaults() -> None:
+    rows = _table("### The field's rates", TOURNAMENT_DOC)
+    assert [row["flag"].split()[0].strip("`") for row in rows] == list(RATES.values())
+    defaults = [float(row["default (where the structure offers it)"].split()[0]) for row in rows]
+    assert defaults == [field.LATE_SHARE, field.REENTRY_RATE, field.REBUY_RATE, field.ADDON_RATE]
