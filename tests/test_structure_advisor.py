@@ -157,6 +157,8 @@ def test_stud_mtt_suggestion_exactly() -> None:
     assert {key: structure[key] for key in ("buy_in", "clock_seconds", "max_entrants", "payouts")} == {
         "buy_in": 100, "clock_seconds": 30, "max_entrants": 0, "payouts": {"percent_paid": 15}}
     assert "late_registration" not in structure and "reentry" not in structure
+    assert structure["name"] == "Seven Card Stud fixed limit: 1000 entrants, about 8 h"
+    assert suggest(StructureRequest("7stud", 1000, 3000, 8, name="Stud Main"))["name"] == "Stud Main"
 
 
 def test_a_slower_growth_keeps_the_first_level_and_adds_levels() -> None:
@@ -286,7 +288,7 @@ def test_cli_prints_the_structure_it_played_and_what_it_measured(tmp_path: Path)
     header = " ".join(line.removeprefix("#").strip() for line in printed.stdout.splitlines() if line.startswith("#"))
     assert header.startswith("Suggested by tablestorm structure and played to check it: tablestorm structure "
                              "--game 7a5draw")
-    assert f"grows {best.plan.growth:.3f}x a level" in header
+    assert f"grows {best.plan.growth:.4f}x a level" in header
     assert f"in level {best.plan.expected_end}, and keeps rising to the chips in play / 2 in level " \
            f"{best.plan.plays}" in header
     assert "20 entrants of the default field (regular=3, recreational=1; 5 registering late, 15% re-entering)" \
@@ -298,7 +300,7 @@ def test_cli_prints_the_structure_it_played_and_what_it_measured(tmp_path: Path)
     rounds = printed.stderr.splitlines()
     assert len(rounds) == len(played.rounds) + 1
     for line, done in zip(rounds, played.rounds, strict=False):
-        assert line.startswith(f"growth {done.plan.growth:.3f} a level, {done.plan.plays} levels: median "
+        assert line.startswith(f"growth {done.plan.growth:.4f} a level, {done.plan.plays} levels: median "
                                f"{hms(done.median_s)}")
     assert rounds[-1].endswith(": met")
     out = tmp_path / "deeper" / "draw.yaml"

@@ -101,6 +101,8 @@ class StructureRequest:
     max_entrants: int = _FILE_DEFAULTS["max_entrants"]
     """0: no cap."""
     percent_paid: float = _FILE_DEFAULTS["percent_paid"]
+    name: str = ""
+    """The tournament's name; empty: the game, the betting, the field and the target."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +172,7 @@ def suggest(request: StructureRequest, growth: float | None = None) -> dict[str,
         if request.breaks_every and number % request.breaks_every == 0 and number < levels_plan.plays:
             levels.append({"break_s": break_s})
     result: dict[str, Any] = {
-        "name": f"{variant.name} {structure.value.replace('_', ' ')}: {request.entrants} entrants, "
+        "name": request.name or f"{variant.name} {structure.value.replace('_', ' ')}: {request.entrants} entrants, "
         f"about {request.target_hours:g} h",
         "game": variant.code,
         "betting": structure.value,

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 from tablestorm.sim.inputs import COUNT, GAMES, NON_NEGATIVE, SEED, STRUCTURES, WHOLE, flag
 
 if TYPE_CHECKING:
+    from tablestorm.services.director.advisor import StructureRequest
     from tablestorm.sim.tournament.fitting import Fit, Round
 
-__all__ = ["register", "run"]
+__all__ = ["register", "request_of", "run"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,6 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="the most entrants (default 0: no cap)")
     p.add_argument("--percent-paid", type=flag(NON_NEGATIVE), default=None, metavar="P",
                    help="percent of the entries paid (default 15)")
+    p.add_argument("--name", default=None, help="the tournament's name (default: the game, the field and the target)")
     p.add_argument("--seeds", type=flag(COUNT), default=None, metavar="N",
                    help="tournaments played a round, one a seed (default 5)")
     p.add_argument("--seed", type=flag(SEED), default=1, help="the first seed: seeds S, S+1, ... (default 1)")
@@ -73,10 +75,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play suggestions until one meets the target (or the rounds run out), then print or write it;
     the exit status."""
-    import dataclasses
     from pathlib import Path
 
-    from tablestorm.services.director.advisor import StructureRequest
     from tablestorm.services.fields import FieldError
     from tablestorm.sim.inputs import writable
     from tablestorm.sim.tournament import fitting
@@ -84,9 +84,7 @@ def run(args: argparse.Namespace) -> int:
     parser: argparse.ArgumentParser = args.parser
     if args.break_minutes is not None and not args.breaks_every:
         parser.error("argument --break-minutes: needs --breaks-every")
-    # The flags are the request's fields; an unset optional flag keeps the request's default.
-    values = {field.name: getattr(args, field.name) for field in dataclasses.fields(StructureRequest)}
-    request = StructureRequest(**{name: value for name, value in values.items() if value is not None})
+    request = request_of(args)
     seeds = range(args.seed, args.seed + (args.seeds or fitting.SEEDS))
     try:
         if args.out is not None:
@@ -103,6 +101,16 @@ def run(args: argparse.Namespace) -> int:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text, encoding="utf-8")
     return 0 if result.reached else 1
+
+
+def request_of(args: argparse.Namespace) -> StructureRequest:
+    """The request the flags make: they are its fields, and an unset optional flag keeps its default."""
+    import dataclasses
+
+    from tablestorm.services.director.advisor import StructureRequest
+
+    values = {field.name: getattr(args, field.name) for field in dataclasses.fields(StructureRequest)}
+    return StructureRequest(**{name: value for name, value in values.items() if value is not None})
 
 
 def _yaml(structure: dict[str, object]) -> str:
@@ -125,7 +133,7 @@ def _flags(done: Round) -> str:
 
 def _round_line(done: Round, target_s: float) -> str:
     """One round on stderr: the growth, the levels, what they measured."""
-    return (f"growth {done.plan.growth:.3f} a level, {done.plan.plays} levels: {_spread(done)}, "
+    return (f"growth {done.plan.growth:.4f} a level, {done.plan.plays} levels: {_spread(done)}, "
             f"{done.off(target_s):+.0%} off the target; sanity flags: {_flags(done)}")
 
 
@@ -142,6 +150,19 @@ def _verdict(result: Fit) -> str:
             "(its structure is written all the same)")
 
 
+def _field(result: Fit) -> str:
+    """Who played: the default mix, and who came late and re-entered where the structure allows it."""
+    from tablestorm.sim.tournament.profiles import DEFAULT_PROFILES
+
+    rates, entrants = result.rates, result.request.entrants
+    habits = [
+        *([f"{rates.late(entrants)} registering late"] if rates.late_share else []),
+        *([f"{rates.reentry_rate:.0%} re-entering"] if rates.reentry_rate else []),
+    ]
+    mix = ", ".join(f"{profile.kind}={profile.weight:g}" for profile in DEFAULT_PROFILES)
+    return "; ".join([mix, ", ".join(habits)] if habits else [mix])
+
+
 def _header(result: Fit, command_line: list[str]) -> str:
     """What the file says of itself: how it was made, how it grows, what it measured."""
     import shlex
@@ -149,15 +170,15 @@ def _header(result: Fit, command_line: list[str]) -> str:
 
     from tablestorm.services.director.advisor import FINAL_BIG_BET_CHIPS, FIRST_BIG_BET_STACKS, LAST_BIG_BET_CHIPS
 
-    request, best, rates, seeds = result.request, result.best, result.rates, result.seeds
+    request, best, seeds = result.request, result.best, result.seeds
     chips = request.entrants * request.starting_stack
     text = (
-        f"The big bet grows {best.plan.growth:.3f}x a level from the starting stack / {FIRST_BIG_BET_STACKS} to about "
+        f"The big bet grows {best.plan.growth:.4f}x a level from the starting stack / {FIRST_BIG_BET_STACKS} to about "
         f"the chips in play ({chips:,}) / {FINAL_BIG_BET_CHIPS} in level {best.plan.expected_end}, and keeps rising "
         f"to the chips in play / {LAST_BIG_BET_CHIPS} in level {best.plan.plays}, so that a long run does not "
-        f"outlast the levels. Played accelerated by {request.entrants} entrants of the default field (regular=3, "
-        f"recreational=1; {rates.late(request.entrants)} registering late, {rates.reentry_rate:.0%} re-entering), "
-        f"seeds {seeds[0]}-{seeds[-1]}, round {result.rounds.index(best) + 1} of {len(result.rounds)}: "
+        f"outlast the levels. Played accelerated by {request.entrants} entrants of the default field "
+        f"({_field(result)}), seeds {seeds[0]}-{seeds[-1]}, round {result.rounds.index(best) + 1} of "
+        f"{len(result.rounds)}: "
         f"{_verdict(result)}. Entries {min(best.entries)}-{max(best.entries)}; sanity flags: {_flags(best)}."
     )
     lines = ["Suggested by tablestorm structure and played to check it:", f"  {shlex.join(command_line)}",
