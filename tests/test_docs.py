@@ -1,10 +1,11 @@
 """The documents cannot drift from the code: rule IDs, scenario keys and defaults, threshold
-metrics, the report's files.
+metrics, the report's files, the structure file's keys and defaults, the field's rates.
 
 docs/rules.md is the rule book every citation points at: each rule ID cited anywhere in the
 project must be defined there, once. docs/scenarios.md documents each scenario key with its type
 and default: the keys must be the parser's (sim/load/scenario.py), each documented default must be the
 one the parser applies, and its full example must be a valid scenario using every key.
+docs/tournament.md does the same for the structure file (services/director/structure.py).
 """
 
 from __future__ import annotations
@@ -16,16 +17,20 @@ from typing import Any
 import pytest
 import yaml
 
+from tablestorm.services.director import structure as structures
 from tablestorm.sim import inputs
 from tablestorm.sim.load import scenario as scenarios
 from tablestorm.sim.load.report import HISTORY_COLUMNS
 from tablestorm.sim.load.stats import RunStats
 from tablestorm.sim.load.summary import LoadRunFacts, build_summary
 from tablestorm.sim.load.thresholds import METRICS
+from tablestorm.sim.tournament import field
+from tablestorm.sim.tournament.command import RATES
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "rules.md").read_text()
 SCENARIOS_DOC = (ROOT / "docs" / "scenarios.md").read_text()
+TOURNAMENT_DOC = (ROOT / "docs" / "tournament.md").read_text()
 FAMILIES = ("CARD", "BET", "STUD", "DRAW", "SHOW", "CLOCK", "TABLE", "TOURN")
 RULE_ID = re.compile(rf"\b(?:{'|'.join(FAMILIES)})-\d+\b")
 CITING = [ROOT / "README.md", *(ROOT / d for d in ("services", "sim", "docs", "proto", "tests"))]
@@ -174,3 +179,64 @@ def test_documented_report_files() -> None:
         assert f"**{section}**" in SCENARIOS_DOC, section
     for chart in charts:
         assert f"*{chart}*" in SCENARIOS_DOC, chart
+
+
+# ----------------------------------------------------------------------------- docs/tournament.md
+
+STRUCTURE_BASE: dict[str, Any] = {
+    "game": "7stud", "starting_stack": 1000,
+    "levels": [{"duration_s": 60, "ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8}] * 3,
+}
+"""The smallest structure every section's key can be written into (three play levels)."""
+SECTION_REQUIRED = {"rebuys": {"until_level": 1}, "payouts": {}}
+"""What a section needs besides the key whose default is tested (the sections with such keys)."""
+
+
+def _literal_defaults(heading: str) -> dict[str, Any]:
+    """Documented key -> its default, where the default is a YAML literal in backticks."""
+    return {row["key"].strip("`"): yaml.safe_load(row["default"].strip("`"))
+            for row in _table(heading, TOURNAMENT_DOC) if re.fullmatch(r"`[^`]*`", row["default"])}
+
+
+def test_documented_structure_keys_are_the_parsers() -> None:
+    assert tuple(row["key"].strip("`") for row in _table("### Structure keys", TOURNAMENT_DOC)) == \
+        structures.STRUCTURE_KEYS
+    assert tuple(row["key"].strip("`") for row in _table("### Level keys (`levels[]`)", TOURNAMENT_DOC)) == \
+        structures.LEVEL_KEYS
+    documented = [row["key"].strip("`").split(".") for row in _table("### Section keys", TOURNAMENT_DOC)]
+    assert {section: tuple(key for s, key in documented if s == section) for section, _ in documented} == \
+        structures.SECTION_KEYS
+
+
+@pytest.mark.parametrize("key", list(_literal_defaults("### Structure keys")))
+def test_documented_structure_default_is_the_parsers(key: str) -> None:
+    default = _literal_defaults("### Structure keys")[key]
+    assert structures.structure_from_mapping({**STRUCTURE_BASE, key: default}) == \
+        structures.structure_from_mapping(STRUCTURE_BASE)
+
+
+@pytest.mark.parametrize("path", list(_literal_defaults("### Section keys")))
+def test_documented_section_default_is_the_parsers(path: str) -> None:
+    section, key = path.split(".")
+    default = _literal_defaults("### Section keys")[path]
+    written = {**STRUCTURE_BASE, section: {**SECTION_REQUIRED[section], key: default}}
+    left_out = {**written, section: SECTION_REQUIRED[section]}
+    assert structures.structure_from_mapping(written) == structures.structure_from_mapping(left_out)
+
+
+def test_documented_structure_uses_every_key_and_loads() -> None:
+    block = TOURNAMENT_DOC.split("### A structure with every key", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    data = yaml.safe_load(block)
+    assert tuple(data) == structures.STRUCTURE_KEYS
+    for section, keys in structures.SECTION_KEYS.items():
+        assert set(data[section]) == set(keys) - {"table"}  # percent_paid or table, not both
+    assert {key for level in data["levels"] for key in level} == set(structures.LEVEL_KEYS) - set(structures.BLINDS)
+    built = structures.structure_from_mapping(data, "docs/tournament.md")
+    assert built.rebuys is not None and built.addon is not None and built.reentry.max_entries == 2
+
+
+def test_documented_field_rates_are_the_commands_flags_and_defaults() -> None:
+    rows = _table("### The field's rates", TOURNAMENT_DOC)
+    assert [row["flag"].split()[0].strip("`") for row in rows] == list(RATES.values())
+    defaults = [float(row["default (where the structure offers it)"].split()[0]) for row in rows]
+    assert defaults == [field.LATE_SHARE, field.REENTRY_RATE, field.REBUY_RATE, field.ADDON_RATE]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,14 @@ import pytest
 import yaml
 from structure_file import check_structure, play_levels
 
+from tablestorm.services.director.advisor import plan, suggest
 from tablestorm.services.director.payouts import payout_table
+from tablestorm.sim.cli import _build_parser
+from tablestorm.sim.commands.structure import request_of
 
 FOLDER = Path(__file__).resolve().parent.parent / "sim" / "tournaments"
 FILES = sorted(FOLDER.glob("*.yaml"))
+SUGGESTED = [path for path in FILES if "# Suggested by tablestorm structure" in path.read_text()]
 
 
 def load(name: str) -> dict[str, Any]:
@@ -119,3 +124,24 @@ def test_the_schema_checker_names_the_bad_key(change: Any, path: str) -> None:
     change(mtt)
     with pytest.raises(AssertionError, match=f"^{re.escape(path)}: "):
         check_structure(mtt)
+
+
+def test_the_examples_tablestorm_structure_made_are_there() -> None:
+    assert {path.name for path in SUGGESTED} == {"5stud-mtt.yaml", "draw-nl-mtt.yaml", "stud8-mtt.yaml"}
+
+
+@pytest.mark.parametrize("path", SUGGESTED, ids=lambda path: path.name)
+def test_a_suggested_examples_header_is_true(path: Path) -> None:
+    """Its command line is today's, its levels are the advisor's at the growth it states, and the
+    median it measured met the target (the file made by that command, not edited since)."""
+    text = path.read_text()
+    header = " ".join(line.removeprefix("#").strip() for line in text.splitlines() if line.startswith("#"))
+    command = re.search(r"played to check it: tablestorm (structure .+?--out \S+)", header)
+    assert command is not None
+    request = request_of(_build_parser().parse_args(shlex.split(command[1])))
+    growth = float(re.search(r"grows ([\d.]+)x a level", header)[1])  # type: ignore[index]
+    levels_plan = plan(request, growth)
+    assert f"in level {levels_plan.expected_end}, and keeps rising to the chips in play / 2 in level " \
+           f"{levels_plan.plays}" in header
+    assert yaml.safe_load(text) == suggest(request, growth)
+    assert ": met. Entries" in header and "sanity flags: none." in header

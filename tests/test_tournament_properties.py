@@ -45,6 +45,7 @@ def tournaments(draw: st.DrawFn, most: int) -> tuple[dict[str, Any], int]:
     growth = draw(st.floats(1.3, 2.5))
     unit, levels = max(2, stack // draw(st.integers(3, 30))), []
     chips = stack * entrants * 3
+    ante_from = draw(st.integers(0, 6))  # pot and no limit: an ante from this level on (none sooner)
     while 8 * unit < chips // 4 or len(levels) < 4:
         duration = draw(st.sampled_from([60, 300, 600]))
         if variant.is_stud:
@@ -54,7 +55,7 @@ def tournaments(draw: st.DrawFn, most: int) -> tuple[dict[str, Any], int]:
             level = {"duration_s": duration, "small_blind": unit // 2, "big_blind": unit}
             if betting == Structure.FIXED_LIMIT.value:
                 level |= {"small_bet": unit, "big_bet": 2 * unit}
-            elif draw(st.booleans()):
+            elif sum(1 for lv in levels if "break_s" not in lv) >= ante_from:
                 level["ante"] = unit // 10
             levels.append(level)
         if draw(st.integers(0, 5)) == 0:

@@ -106,6 +106,13 @@ def test_defaults_and_the_draw_game() -> None:
         (minimal(levels=[{**STUD_LEVEL, "small_blind": 1}]), "levels[0].small_blind: unknown field"),
         (minimal(levels=[{**STUD_LEVEL, "bring_in": 9}]), "levels[0].bring_in: must be between 1 and stakes.small_bet"),
         (minimal(levels=[STUD_LEVEL, {**STUD_LEVEL, "big_bet": 2}]), "levels[1].big_bet: must be at least"),
+        (minimal(levels=[{**STUD_LEVEL, "ante": 2}, {"break_s": 60}, STUD_LEVEL]),
+         "levels[2].ante: play level 2 lowers the ante to 1 from play level 1's 2: it may only stay or rise"),
+        (minimal(levels=[STUD_LEVEL, STUD_LEVEL, {**STUD_LEVEL, "small_bet": 2, "big_bet": 4}]),
+         "levels[2].big_bet: play level 3 lowers the big bet to 4 from play level 2's 8"),
+        (minimal(game="7a5draw", betting="no_limit", levels=[{"duration_s": 60, "small_blind": 5, "big_blind": 10},
+                                                             {"duration_s": 60, "small_blind": 5, "big_blind": 8}]),
+         "levels[1].big_blind: play level 2 lowers the big blind to 8 from play level 1's 10"),
         (minimal(late_registration={"until_level": 2}), "late_registration.until_level: must name a play level"),
         (minimal(late_registration={"until_level": 1}), "late_registration.until_level: play level 1 is the last"),
         (minimal(late_registration={"until": 1}), "late_registration.until: unknown field"),
@@ -122,6 +129,13 @@ def test_defaults_and_the_draw_game() -> None:
 def test_bad_values_name_their_field(data: Any, message: str) -> None:
     with pytest.raises(FieldError, match="^" + re.escape(f"mtt.yaml: {message}")):
         structure_from_mapping(data, "mtt.yaml")
+
+
+def test_levels_may_stay_where_they_are_or_rise_in_any_amount_but_the_rising_ones() -> None:
+    """Equal stakes a level apart are a longer level; a lower bring-in or small blind moves no
+    pressure (only RISING amounts are held)."""
+    levels = [STUD_LEVEL, STUD_LEVEL, {**STUD_LEVEL, "bring_in": 1}, {**STUD_LEVEL, "ante": 2, "big_bet": 16}]
+    assert len(structure_from_mapping(minimal(levels=levels)).play_levels) == 4
 
 
 def test_draw_levels_name_the_blinds_and_the_limit_bets() -> None:

@@ -1,6 +1,7 @@
 """The tournament structure file: the game, the stacks, the levels and the optional extras (TOURN-1).
 
-One YAML file per tournament, shared by the whole team (example files in ``sim/tournaments/``)::
+One YAML file per tournament, shared by the whole team (example files in ``sim/tournaments/``;
+every key, its type, default and constraints in docs/tournament.md, *Structure files*)::
 
     name: Seven Card Stud MTT
     game: 7stud                         # required: 7stud | 7stud8 | 5stud | 7a5draw
@@ -28,15 +29,19 @@ path (``levels[3].small_bet: ...``). Play levels are numbered from 1 and breaks 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from tablestorm.services.engine import VARIANTS, Stakes, Structure, TableOptions, Variant
 from tablestorm.services.fields import FieldError, mapping, number
 
 __all__ = [
+    "LEVEL_KEYS",
+    "SECTION_KEYS",
+    "STRUCTURE_KEYS",
     "AddOn",
     "LateRegistration",
     "Level",
@@ -167,6 +172,7 @@ class TournamentStructure:
             raise FieldError("levels", "at least one play level is needed (breaks alone deal no hand)")
         if self.levels[0].is_break:
             raise FieldError("levels[0]", "a tournament starts with a play level, not a break")
+        _never_down(self.levels, plays)
         if self.late_registration is not None:
             until = self.late_registration.until_level
             _play_level(until, plays, "late_registration.until_level")
@@ -224,6 +230,25 @@ def _positive(value: int, path: str) -> None:
         raise FieldError(path, f"must be positive, got {value}")
 
 
+RISING = ("big_bet", "big_blind", "ante")
+"""The amounts no play level may lower: the pressure on a stack only grows."""
+
+
+def _never_down(levels: tuple[Level, ...], plays: tuple[int, ...]) -> None:
+    """[decision] Refuse a play level that lowers the big bet, the big blind or the ante of the
+    play level before it: a typo (a lost zero) in a file the team shares, and a structure whose
+    blinds fall lets a tournament outlast its levels."""
+    for play, (before, after) in enumerate(itertools.pairwise(plays), 2):
+        old, new = levels[before].stakes, levels[after].stakes
+        assert old is not None and new is not None
+        for key in RISING:
+            if getattr(new, key) < getattr(old, key):
+                raise FieldError(
+                    f"levels[{after}].{key}", f"play level {play} lowers the {key.replace('_', ' ')} to "
+                    f"{getattr(new, key)} from play level {play - 1}'s {getattr(old, key)}: it may only stay or rise"
+                )
+
+
 def _play_level(level: int, plays: tuple[int, ...], path: str) -> None:
     if not 1 <= level <= len(plays):
         raise FieldError(path, f"must name a play level between 1 and {len(plays)}, got {level}")
@@ -269,10 +294,21 @@ def _level(value: Any, path: str, game: Variant, betting: Structure) -> Level:
     return Level(_float(spec, "duration_s", f"{path}."), Stakes(**{"small_bet": 0, "big_bet": 0, **amounts}))
 
 
-_FIELDS = {
-    "name", "game", "betting", "seats", "starting_stack", "buy_in", "clock_seconds", "max_entrants",
-    "levels", "late_registration", "reentry", "rebuys", "addon", "payouts",
+STRUCTURE_KEYS: Final = (
+    "name", "game", "betting", "seats", "starting_stack", "buy_in", "clock_seconds", "max_entrants", "levels",
+    "late_registration", "reentry", "rebuys", "addon", "payouts",
+)
+"""The file's keys, in the order docs/tournament.md documents them."""
+SECTION_KEYS: Final = {
+    "late_registration": ("until_level",),
+    "reentry": ("max_entries",),
+    "rebuys": ("until_level", "threshold", "max_per_player", "stack", "cost"),
+    "addon": ("after_level", "stack", "cost"),
+    "payouts": ("percent_paid", "table"),
 }
+"""The keys of each section that is a mapping."""
+LEVEL_KEYS: Final = ("duration_s", *STUD_STAKES, *BLINDS, "break_s")
+"""Every key a level may have: a play level's (which stakes, by game and betting) or a break's."""
 
 
 def structure_from_mapping(data: Any, source: str = "structure") -> TournamentStructure:
@@ -284,7 +320,7 @@ def structure_from_mapping(data: Any, source: str = "structure") -> TournamentSt
 
 
 def _structure(data: Any) -> TournamentStructure:
-    spec = mapping(data, "structure", _FIELDS)
+    spec = mapping(data, "structure", STRUCTURE_KEYS)
     if "game" not in spec:
         raise FieldError("game", "required")
     code = spec["game"]
@@ -320,10 +356,11 @@ def _structure(data: Any) -> TournamentStructure:
         clock_seconds=_float(spec, "clock_seconds", default=30.0),
         max_entrants=_int(spec, "max_entrants", default=0),
         late_registration=None if late is None else LateRegistration(
-            _int(mapping(late, "late_registration", {"until_level"}), "until_level", "late_registration.")
+            _int(mapping(late, "late_registration", SECTION_KEYS["late_registration"]), "until_level",
+                 "late_registration.")
         ),
         reentry=Reentry() if reentry is None else Reentry(
-            _int(mapping(reentry, "reentry", {"max_entries"}), "max_entries", "reentry.")
+            _int(mapping(reentry, "reentry", SECTION_KEYS["reentry"]), "max_entries", "reentry.")
         ),
         rebuys=None if rebuys is None else _rebuys(rebuys, starting_stack, buy_in),
         addon=None if addon is None else _addon(addon, starting_stack, buy_in),
@@ -332,7 +369,7 @@ def _structure(data: Any) -> TournamentStructure:
 
 
 def _rebuys(value: Any, starting_stack: int, buy_in: int) -> Rebuys:
-    spec = mapping(value, "rebuys", {"until_level", "threshold", "max_per_player", "stack", "cost"})
+    spec = mapping(value, "rebuys", SECTION_KEYS["rebuys"])
     return Rebuys(
         until_level=_int(spec, "until_level", "rebuys."),
         stack=_int(spec, "stack", "rebuys.", starting_stack),
@@ -343,7 +380,7 @@ def _rebuys(value: Any, starting_stack: int, buy_in: int) -> Rebuys:
 
 
 def _addon(value: Any, starting_stack: int, buy_in: int) -> AddOn:
-    spec = mapping(value, "addon", {"after_level", "stack", "cost"})
+    spec = mapping(value, "addon", SECTION_KEYS["addon"])
     return AddOn(
         after_level=_int(spec, "after_level", "addon."),
         stack=_int(spec, "stack", "addon.", starting_stack),
@@ -354,7 +391,7 @@ def _addon(value: Any, starting_stack: int, buy_in: int) -> AddOn:
 def _payouts(value: Any) -> Payouts:
     if value is None:
         return Payouts()
-    spec = mapping(value, "payouts", {"percent_paid", "table"})
+    spec = mapping(value, "payouts", SECTION_KEYS["payouts"])
     if "table" in spec:
         if "percent_paid" in spec:
             raise FieldError("payouts", "give percent_paid or table, not both")

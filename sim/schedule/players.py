@@ -5,7 +5,8 @@ like the hand-strength bots, its recreational players call and gamble more: a fi
 plays endgames no room sees), a think time per decision and a sitting-out rate;
 :meth:`Players.profiles` turns that and the event's re-entry rate into the
 :class:`~tablestorm.sim.tournament.profiles.PlayerProfile` rows of
-:class:`~tablestorm.sim.tournament.accelerated.AcceleratedTournament`.
+:class:`~tablestorm.sim.tournament.accelerated.AcceleratedTournament`, split as ``tablestorm
+tournament`` splits its field (:class:`~tablestorm.sim.tournament.field.FieldRates`).
 
 Sitting out is time, not a separate mechanism: a player away from the keyboard lets the action
 clock run out (CLOCK-2), and the table marks them away for the rest of the hand (TOURN-7), exactly
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tablestorm.sim.distributions import Distribution
+from tablestorm.sim.tournament.field import ADDON_RATE, REBUY_RATE, FieldRates
 from tablestorm.sim.tournament.profiles import ONLINE_THINK, PlayerProfile
 
 __all__ = ["Players", "ThinkTime"]
@@ -51,11 +53,7 @@ class Players:
     def profiles(self, reentry_rate: float) -> tuple[PlayerProfile, ...]:
         """The driver's profiles: a ``reentry_rate`` share of the field re-enters when busted
         during late registration (TOURN-10), the rest do not; everyone rebuys and takes add-ons
-        where the structure offers them."""
+        where the structure offers them (the split of :meth:`FieldRates.profiles`)."""
         think = ThinkTime(self.think.kind, self.think.value, self.think.low, self.think.high, self.sitting_out)
-        rows = [
-            PlayerProfile(kind, think, weight=weight * share, reenter=reenter)
-            for kind, weight in self.bots.items()
-            for share, reenter in ((reentry_rate, True), (1.0 - reentry_rate, False))
-        ]
-        return tuple(row for row in rows if row.weight > 0)
+        kinds = [PlayerProfile(kind, think, weight=weight) for kind, weight in self.bots.items()]
+        return FieldRates(reentry_rate=reentry_rate, rebuy_rate=REBUY_RATE, addon_rate=ADDON_RATE).profiles(kinds)

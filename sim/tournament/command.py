@@ -19,17 +19,22 @@ from typing import TYPE_CHECKING, Any, Final
 
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.cluster.connection import CONNECT_TIMEOUT_S, check_address
-from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, Bound, flag, writable
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, PROBABILITY, SEED, Bound, flag, writable
 from tablestorm.sim.load.chaos import ChaosEvent
+from tablestorm.sim.tournament import field
 
 if TYPE_CHECKING:
     from tablestorm.services.director.structure import TournamentStructure
     from tablestorm.sim.cluster.interruption import Interruption
+    from tablestorm.sim.tournament.field import FieldRates
     from tablestorm.sim.tournament.profiles import DealingModel, PlayerProfile
 
 __all__ = ["TOURNAMENT_ID", "TournamentArgs", "check", "parse_mix", "register", "run"]
 
 DEFAULT_OUT: Final = "out/tournament"
+RATES: Final = {"late_share": "--late-share", "reentry_rate": "--reentry-rate", "rebuy_rate": "--rebuy-rate",
+                "addon_rate": "--addon-rate"}
+"""The field's rates (:class:`~tablestorm.sim.tournament.field.FieldRates`) by their flags."""
 DEFAULT_TIME_LIMIT_S: Final = 24 * 3600.0
 TOURNAMENT_ID: Final = "tournament"
 """Both modes' tournament id: table ids (and so the shuffles) derive from it."""
@@ -41,6 +46,8 @@ class TournamentArgs:
 
     structure: TournamentStructure
     entrants: int
+    """Every entrant, those registering late included."""
+    rates: FieldRates
     profiles: tuple[PlayerProfile, ...]
     dealing: DealingModel
     seed: int
@@ -52,6 +59,15 @@ class TournamentArgs:
     connect_timeout: float
     time_limit_s: float
     out: Path
+
+    @property
+    def late_entrants(self) -> int:
+        """The entrants registering during late registration (the others before the start)."""
+        return self.rates.late(self.entrants)
+
+    def field_summary(self) -> dict[str, Any]:
+        """The field as ``tournament.json`` states it: the entrants, how many came late, the rates."""
+        return {"entrants": self.entrants, "late_entrants": self.late_entrants, **self.rates.to_dict()}
 
 
 def parse_mix(text: str) -> dict[str, float]:
@@ -94,7 +110,17 @@ def check(args: argparse.Namespace) -> TournamentArgs:
         raise FieldError("--think", f"{args.think:g} s is the whole {structure.clock_seconds:g} s action clock or "
                          "more: every bot would time out (CLOCK-2)")
     mix = parse_mix(args.bots)
-    profiles = tuple(PlayerProfile(kind, think=think, weight=weight) for kind, weight in mix.items())
+    if not args.accelerated and args.late_share:
+        raise FieldError("--late-share", "a live run registers every entrant before the start; late registrants "
+                         "are played --accelerated only")
+    rates_given = {name: getattr(args, name) for name in RATES}
+    if not args.accelerated:
+        rates_given["late_share"] = 0.0
+    try:
+        rates = field.offered(structure, **rates_given)
+    except FieldError as exc:  # a rate is its flag
+        raise FieldError(RATES[exc.field], exc.reason) from None
+    profiles = rates.profiles([PlayerProfile(kind, think=think, weight=weight) for kind, weight in mix.items()])
     dealing = ONLINE_DEALING if args.hand_pause is None else DealingModel(between_hands_s=args.hand_pause, card_s=0.0)
     chaos = tuple(ChaosEvent.parse(text) for text in args.chaos)
     if args.accelerated:
@@ -117,7 +143,7 @@ def check(args: argparse.Namespace) -> TournamentArgs:
     seed = secrets.randbits(63) if args.seed is None else args.seed
     out = writable(Path(args.out), "--out", directory=True)
     return TournamentArgs(
-        structure, args.entrants, profiles, dealing, seed, args.accelerated, chaos, hosts, fleets, address,
+        structure, args.entrants, rates, profiles, dealing, seed, args.accelerated, chaos, hosts, fleets, address,
         args.connect_timeout, args.time_limit, out,
     )
 
@@ -136,7 +162,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "structure; 130 interrupted (files written).",
     )
     p.add_argument("structure", metavar="STRUCTURE.yaml", help="the tournament's structure file")
-    p.add_argument("--entrants", type=flag(COUNT), required=True, help="players registered before the start")
+    p.add_argument("--entrants", type=flag(COUNT), required=True,
+                   help="players entering, those who register during late registration included")
+    p.add_argument("--late-share", type=flag(PROBABILITY), default=None, metavar="F",
+                   help=f"share of the entrants who register during late registration, at uniform times (default "
+                   f"{field.LATE_SHARE:g} accelerated where the structure has late registration, else 0; live: 0)")
+    p.add_argument("--reentry-rate", type=flag(PROBABILITY), default=None, metavar="F",
+                   help=f"share of the players who re-enter when busted while late registration is open (default "
+                   f"{field.REENTRY_RATE:g} where the structure allows re-entry, else 0)")
+    p.add_argument("--rebuy-rate", type=flag(PROBABILITY), default=None, metavar="F",
+                   help=f"share of the players who rebuy when busted during the rebuy period (default "
+                   f"{field.REBUY_RATE:g} where the structure has rebuys, else 0)")
+    p.add_argument("--addon-rate", type=flag(PROBABILITY), default=None, metavar="F",
+                   help=f"share of the players who take the add-on (default {field.ADDON_RATE:g} where the structure "
+                   "has one, else 0)")
     p.add_argument("--bots", default="regular=3,recreational=1", metavar="MIX",
                    help="bot kinds and weights, KIND[=WEIGHT],... (default regular=3,recreational=1: an online "
                    "field, calibrated in docs/calibration.md)")
@@ -197,7 +236,7 @@ def _run(args: argparse.Namespace, interruption: Interruption) -> int:
     with interruption.shielded():
         files = write_outputs(request.out, document)
     print(json.dumps({k: document[k] for k in (
-        "mode", "entries", "finished", "chips_conserved", "hands", "duration_s", "prize_pool", "interrupted",
+        "mode", "entries", "finished", "chips_conserved", "hands", "duration_s", "prize_pool", "interrupted", "field",
     )}))
     print(f"report: {files['html']}", file=sys.stderr)
     if document["interrupted"]:
@@ -214,8 +253,8 @@ def _accelerated(request: TournamentArgs, run: dict[str, Any], interruption: Int
     from tablestorm.sim.tournament.summary import summarize
 
     tournament = AcceleratedTournament(
-        request.structure, entrants=request.entrants, seed=request.seed, profiles=request.profiles,
-        dealing=request.dealing, tournament_id=TOURNAMENT_ID,
+        request.structure, entrants=request.entrants - request.late_entrants, late_entrants=request.late_entrants,
+        seed=request.seed, profiles=request.profiles, dealing=request.dealing, tournament_id=TOURNAMENT_ID,
     )
     try:
         result = tournament.run()
@@ -226,6 +265,8 @@ def _accelerated(request: TournamentArgs, run: dict[str, Any], interruption: Int
         with interruption.shielded():
             partial = summarize(tournament.director, seed=request.seed, hands=tournament.hands,
                                 hands_by_players=tournament.hands_by_players, chips_conserved=False)
-            return tournament_document(partial, mode="accelerated", finished=False, interrupted=interrupted, run=run)
-    return tournament_document(result, mode="accelerated", finished=True, interrupted=False, run=run)
+            return tournament_document(partial, mode="accelerated", finished=False, interrupted=interrupted, run=run,
+                                       field=request.field_summary())
+    return tournament_document(result, mode="accelerated", finished=True, interrupted=False, run=run,
+                               field=request.field_summary())
 

@@ -347,7 +347,8 @@ class LiveTournamentRun:
             **players,
         }
         return tournament_document(outcome["summary"], mode="live", finished=outcome["finished"],
-                                   interrupted=interrupted, run=self.run_meta, live=live)
+                                   interrupted=interrupted, run=self.run_meta, live=live,
+                                   field=request.field_summary())
 
 
 def run_live(request: TournamentArgs, run: dict[str, Any], *, stream: TextIO,

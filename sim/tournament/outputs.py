@@ -2,9 +2,9 @@
 and ``tournament.html``.
 
 The document is the director's record (:class:`~.summary.TournamentResult`, built alike by both
-drivers) with the run around it: the mode, whether it finished or was interrupted, the run's
-metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`) and, for a live run, what only a live run
-measures. The CSV and the page are read off the document alone.
+drivers) with the run around it: the mode, whether it finished or was interrupted, the field it
+assumed, the run's metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`) and, for a live
+run, what only a live run measures. The CSV and the page are read off the document alone.
 """
 
 from __future__ import annotations
@@ -32,12 +32,16 @@ def tournament_document(
     interrupted: bool,
     run: Mapping[str, Any],
     live: Mapping[str, Any] | None = None,
+    field: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``tournament.json``: ``mode`` is ``accelerated`` or ``live``; ``live`` the live run's own
-    measurements (None for an accelerated run)."""
+    measurements (None for an accelerated run); ``field`` the field the run assumed (the entrants,
+    those registering late, the rates of :class:`~tablestorm.sim.tournament.field.FieldRates`), None
+    when a caller does not know it."""
     return {
         **result.to_dict(), "mode": mode, "finished": finished, "interrupted": interrupted,
-        "live": None if live is None else dict(live), "run": dict(run),
+        "live": None if live is None else dict(live), "field": None if field is None else dict(field),
+        "run": dict(run),
     }
 
 

@@ -70,6 +70,19 @@ def _level_rows(doc: Mapping[str, Any]) -> list[list[str]]:
     return rows
 
 
+def _field_section(field: Mapping[str, Any]) -> str:
+    """The field the run assumed: who entered, when, what they bought (rates as shares)."""
+    values = {
+        "entrants": field["entrants"],
+        "registered late": field["late_entrants"],
+        "late share": f"{field['late_share']:.0%}",
+        "re-entry rate": f"{field['reentry_rate']:.0%}",
+        "rebuy rate": f"{field['rebuy_rate']:.0%}",
+        "add-on rate": f"{field['addon_rate']:.0%}",
+    }
+    return h.section("The field assumed", h.key_values("who entered and what they bought", values), "tables")
+
+
 def _live_section(live: Mapping[str, Any]) -> str:
     values = {
         "table hosts": live.get("hosts"),
@@ -139,6 +152,8 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
             numeric_from=3,
         )),
     ]
+    if doc.get("field"):
+        body.append(_field_section(doc["field"]))
     if doc.get("live"):
         body.append(_live_section(doc["live"]))
     run = doc.get("run", {})
