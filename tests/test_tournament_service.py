@@ -36,8 +36,8 @@ from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.lobby import LobbyLimits
-from tablestorm.services.tournament.placement import FaultPolicy
 from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.services.tournament.servers import FaultPolicy
 
 TIMEOUT = 120.0
 """A whole tournament's bound (they take seconds; the machine is shared and noisy)."""

@@ -36,8 +36,8 @@ from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.convert import structure_from_proto
 from tablestorm.services.tournament.live import LiveTournament
 from tablestorm.services.tournament.metrics import TournamentMetrics
-from tablestorm.services.tournament.placement import FaultPolicy, TableServers
 from tablestorm.services.tournament.remote import GrpcTableServer
+from tablestorm.services.tournament.servers import FaultPolicy, TableServers
 
 OUTAGE_S = 20.0
 """Long enough for gRPC's default reconnect backoff (1 s growing by 1.6 each attempt) to pass 5 s."""

@@ -10,7 +10,7 @@ order; tables run concurrently. ``DealHand`` is the exception: its call lasts as
 hand, so it runs as a task of its own whose result comes back as another step.
 
 Faults: a call a table server does not answer (:class:`~.remote.TableServerDown`) makes the
-server down (:class:`~.placement.TableServers`), and every table the tournament had there is
+server down (:class:`~.servers.TableServers`), and every table the tournament had there is
 lost: ``Director.table_lost`` voids its running hand (every stack back to its start, TOURN-11)
 and returns the commands that rebuild it, with the stacks the director holds, on a server that
 is up. A table server that answers with an error (:class:`~.remote.TableRefused`: the director
@@ -55,8 +55,8 @@ from tablestorm.services.rpc.errors import ServiceError
 from tablestorm.services.tournament import convert
 from tablestorm.services.tournament.feed import EventFeed
 from tablestorm.services.tournament.metrics import TournamentMetrics
-from tablestorm.services.tournament.placement import TableServers
 from tablestorm.services.tournament.remote import RemoteTables, TableRefused, TableServerDown
+from tablestorm.services.tournament.servers import TableServers
 
 log = logging.getLogger(__name__)
 
