@@ -56,8 +56,8 @@ from tablestorm.services.rpc.jsonlog import JsonFormatter
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.lobby import LobbyLimits
-from tablestorm.services.tournament.placement import FaultPolicy
 from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.services.tournament.servers import FaultPolicy
 from tablestorm.sim.bots.client import Assignment, BotConfig, ChannelPool, Tally
 from tablestorm.sim.bots.client import Bot as LoadBot
 from tablestorm.sim.distributions import Distribution

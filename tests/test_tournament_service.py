@@ -36,8 +36,8 @@ from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.lobby import LobbyLimits
-from tablestorm.services.tournament.placement import FaultPolicy
 from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.services.tournament.servers import FaultPolicy
 
 TIMEOUT = 120.0
 """A whole tournament's bound (they take seconds; the machine is shared and noisy)."""
@@ -204,7 +204,9 @@ class Bot:
             self.changed.notify_all()
 
     async def watch(self, tournament_id: str) -> None:
-        """Follow the tournament with the token until it finishes, playing every seat given."""
+        """Follow the tournament with the token until it finishes, playing every seat given; then
+        play on until each seat's stream ends, as the server ends every one (a table left on a
+        server down is closed once it is back, however late; a stream to a dead server fails)."""
         request = tpb.WatchRequest(tournament_id=tournament_id, player_id=self.player_id)
         try:
             async for event in self.stub.Watch(request, metadata=player(self.token)):
@@ -215,6 +217,7 @@ class Bot:
                     self._tasks.add(task)
                     task.add_done_callback(self._tasks.discard)
                 await self._notify()
+            await asyncio.gather(*self._tasks)
         finally:
             for task in list(self._tasks):
                 task.cancel()

@@ -36,8 +36,8 @@ from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.convert import structure_from_proto
 from tablestorm.services.tournament.live import LiveTournament
 from tablestorm.services.tournament.metrics import TournamentMetrics
-from tablestorm.services.tournament.placement import FaultPolicy, TableServers
 from tablestorm.services.tournament.remote import GrpcTableServer
+from tablestorm.services.tournament.servers import FaultPolicy, TableServers
 
 OUTAGE_S = 20.0
 """Long enough for gRPC's default reconnect backoff (1 s growing by 1.6 each attempt) to pass 5 s."""
@@ -165,7 +165,7 @@ class SlowToOpen(GrpcTableServer):
 
 @asynccontextmanager
 async def live_tournament(
-    table_servers: int, gate: Gate | None = None, entrants: int = 16
+    table_servers: int, gate: Gate | None = None, entrants: int = 16, level_s: float = 1.0
 ) -> AsyncIterator[tuple[LiveTournament, TableServers, list[TableServer]]]:
     """A started tournament of 4-seat stud tables (no player connects: their clocks run out) on
     ``table_servers`` in-process table servers, health checks off (a test makes them)."""
@@ -176,7 +176,7 @@ async def live_tournament(
     gate.open.set()
     servers = TableServers([f"127.0.0.1:{s.port}" for s in tables], FaultPolicy(interval_s=3600.0),
                            functools.partial(SlowToOpen, gate=gate))
-    structure = structure_from_proto(fast_structure("7stud", seats=4, clock_seconds=0.5))
+    structure = structure_from_proto(fast_structure("7stud", level_s=level_s, seats=4, clock_seconds=0.5))
     live = LiveTournament("k", structure, seed=1, table_seed=1, servers=servers, metrics=TournamentMetrics())
     try:
         for k in range(entrants):
@@ -251,3 +251,23 @@ async def test_the_only_table_server_back_while_a_lost_tables_hand_still_runs_ta
         assigned = await asyncio.wait_for(seated_again(), TIMEOUT)
         assert (assigned.table_id, assigned.endpoint) == ("k.t1", endpoint)
         assert live.tables_lost == 1 and copies([a]) == ["k.t1"]
+
+
+@run_async
+async def test_a_table_server_down_when_the_tournament_ends_has_its_stale_copies_closed_once_back() -> None:
+    """Found by CI (the frozen server of test_tournament_serve, timing out one run in six): the
+    tournament finished on the other server before the frozen one, thawed, was seen up again. At
+    its end the driver stopped hearing of the servers, so the stale copies stayed there for good
+    and their players' old streams never ended. Here B is reported down at the start and the
+    tournament plays to its end on A (nobody connects: the clocks act); B then answers its health
+    check, and its copy of the table lost there must be closed."""
+    async with live_tournament(2, entrants=8, level_s=0.2) as (live, servers, (a, b)):
+        servers.report_down(f"127.0.0.1:{b.port}", "a test")  # its table is rebuilt on A
+        async for _ in live.feed.read("", 0):
+            pass  # to the feed's end: the tournament finished
+        assert live.director.finished and live.tables_lost == 1
+        await asyncio.wait_for(live.idle.wait(), TIMEOUT)
+        assert (copies([a]), copies([b])) == ([], ["k.t2"])
+        await servers.check()  # B is up again
+        await asyncio.wait_for(live.idle.wait(), TIMEOUT)
+        assert copies([b]) == []

@@ -59,8 +59,8 @@ from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.lobby import LobbyLimits, TournamentLobby
-from tablestorm.services.tournament.placement import FaultPolicy
 from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
+from tablestorm.services.tournament.servers import FaultPolicy
 from tablestorm.services.tournament.service import SERVICE_NAME as TOURNAMENT_SERVICE
 
 OUT_OF_RANGE = grpc.StatusCode.OUT_OF_RANGE

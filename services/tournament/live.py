@@ -9,17 +9,21 @@ and carries out the commands before it takes the next step. Commands of one tabl
 order; tables run concurrently. ``DealHand`` is the exception: its call lasts as long as the
 hand, so it runs as a task of its own whose result comes back as another step.
 
+Where the tables go is decided by a pure model, :class:`~.table_placement.TablePlacement`: this
+driver feeds it what happens (the director opens or closes a table, a server is lost or back, a
+call is answered) and carries out its decisions (:meth:`LiveTournament._enact`): the calls to the
+table servers, the director's rebuilds, the offers of unplaced tables.
+
 Faults: a call a table server does not answer (:class:`~.remote.TableServerDown`) makes the
-server down (:class:`~.placement.TableServers`), and every table the tournament had there is
+server down (:class:`~.servers.TableServers`), and every table the tournament had there is
 lost: ``Director.table_lost`` voids its running hand (every stack back to its start, TOURN-11)
 and returns the commands that rebuild it, with the stacks the director holds, on a server that
 is up. A table server that answers with an error (:class:`~.remote.TableRefused`: the director
 and the table disagree) has that one table rebuilt the same way. Results of a table's earlier
-placement (its *epoch*) are stale and dropped. The copy a lost table may have left on its server
-is *stale*: closed there as soon as that server is up (at once if it still is), and closed before
-the table is rebuilt on that same server, so a rebuild never meets its own stale copy. A table no
-server takes (all down, or the only one up still plays out the stale copy's hand) is offered again
-every :data:`PLACE_RETRY_S` seconds while a server is up.
+placement (its *epoch*) are stale and dropped. The copies the tables leave on the servers are
+closed as the model says, the tournament's end notwithstanding: it hears of the servers until the
+last of them is gone. A table no server takes is offered again every :data:`PLACE_RETRY_S`
+seconds while a server is up.
 """
 
 from __future__ import annotations
@@ -30,8 +34,7 @@ import logging
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Iterable
 
 import grpc
 
@@ -55,8 +58,24 @@ from tablestorm.services.rpc.errors import ServiceError
 from tablestorm.services.tournament import convert
 from tablestorm.services.tournament.feed import EventFeed
 from tablestorm.services.tournament.metrics import TournamentMetrics
-from tablestorm.services.tournament.placement import TableServers
-from tablestorm.services.tournament.remote import RemoteTables, TableRefused, TableServerDown
+from tablestorm.services.tournament.remote import TableRefused, TableServerDown
+from tablestorm.services.tournament.servers import TableServers
+from tablestorm.services.tournament.table_placement import (
+    Abandon,
+    Answer,
+    Close,
+    Copy,
+    Create,
+    Decision,
+    Lose,
+    NotPlaced,
+    Offer,
+    OfferLater,
+    Placed,
+    Placement,
+    Rebuild,
+    TablePlacement,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +85,6 @@ WAKE_MARGIN_S = 0.001
 """A level change is run this long after it is due: the loop may fire a timer a tick early."""
 PLACE_RETRY_S = 1.0
 """An unplaced table is offered to the servers up this often (one may refuse it for a while)."""
-
-StaleCopy = tuple[str, str]
-"""A lost table's copy that may still be on its server: ``(endpoint, wire table id)``."""
 
 
 def _about(event: ev.TournamentEvent) -> str:
@@ -82,18 +98,6 @@ def _about(event: ev.TournamentEvent) -> str:
 
 class TournamentHalted(Exception):
     """The tournament stopped: the server is shutting down, or a bug was found (logged)."""
-
-
-@dataclass(slots=True)
-class _Placement:
-    """Where one of the director's tables is: its server, its id there, and which placement."""
-
-    client: RemoteTables
-    wire_id: str
-    epoch: int
-    last_hand: float
-    """Monotonic time its last hand ended (or it opened): what the stall metric measures."""
-    dealing: asyncio.Task[None] | None = None
 
 
 class LiveTournament:
@@ -121,8 +125,8 @@ class LiveTournament:
         self.halted: str | None = None
         """Why the tournament stopped before its end, if it did."""
         self.idle = asyncio.Event()
-        """Set while no step is queued or running, no hand is being dealt and no stale copy being
-        closed (nor a sweep waiting on closings): a quiescent tournament."""
+        """Set while no step is queued or running, no hand is being dealt and no call of the
+        placement (CreateTable, CloseTable) is under way: a quiescent tournament."""
         self.idle.set()
         loop = self._loop = asyncio.get_running_loop()
         self._created = loop.time()
@@ -134,19 +138,18 @@ class LiveTournament:
         self._metrics = metrics
         self._steps: asyncio.Queue[tuple[Step, asyncio.Future[None] | None]] = asyncio.Queue()
         self._running_step = False
-        self._tables: dict[str, _Placement] = {}
-        """The director's open tables that are placed, by the director's table id."""
-        self._unplaced: dict[str, float] = {}
-        """Open tables no server took (all down or refusing), since when: offered again while one is up."""
+        self._placement = TablePlacement(servers.endpoints, down=[e for e in servers.endpoints if not servers.is_up(e)])
+        self._opening: dict[str, tuple[OpenTable, asyncio.Future[bool]]] = {}
+        """The OpenTable being carried out per table, and whether a server took the table."""
+        self._calls: dict[Copy, asyncio.Task[None]] = {}
+        """The placement's calls under way (one at a time per copy: the model waits for each answer)."""
+        self._dealing: dict[str, asyncio.Task[None]] = {}
+        """The DealHand call under way per placed table."""
+        self._progress: dict[str, float] = {}
+        """Per table placed or unplaced, the monotonic time of its last progress (placed, a hand
+        ended, or first not taken): what the stall metric measures."""
         self._retry: asyncio.TimerHandle | None = None
         """The next offer of the unplaced tables, while some server is up and refused them."""
-        self._stale: dict[StaleCopy, RemoteTables] = {}
-        """Copies of lost tables not yet known gone from their server, with that server's client."""
-        self._closings: dict[StaleCopy, asyncio.Task[bool]] = {}
-        """The CloseTable under way for a stale copy: one at a time, so none lands after a rebuild."""
-        self._sweeps: set[asyncio.Task[None]] = set()
-        """Sweeps of a server's stale copies under way (held so they are not collected)."""
-        self._epochs = 0
         self._seen = 0
         """Director events already published."""
         self._deals = 0
@@ -172,7 +175,7 @@ class LiveTournament:
         metrics.clock_seconds.labels(tournament_id).set(structure.clock_seconds)
         metrics.last_hand_age.labels(tournament_id).set_function(self._stalled_for)
         metrics.level_time_left.labels(tournament_id).set_function(lambda: self.director.time_left(self.now()))
-        self._unlisten = servers.listen(self._server_changed)
+        self._unlisten: Callable[[], None] | None = servers.listen(self._server_changed)
         self._task = loop.create_task(self._run())
         self._update()
 
@@ -318,7 +321,7 @@ class LiveTournament:
         if allowed and not self._dealing_allowed:
             self._dealing_since = now
         self._dealing_allowed = allowed
-        lasts = [p.last_hand for p in self._tables.values()] + list(self._unplaced.values())
+        lasts = self._progress.values()
         self._stall_since = max(self._dealing_since, min(lasts)) if allowed and lasts else None
         self._settle_idle()
 
@@ -327,7 +330,7 @@ class LiveTournament:
         self._push(self.director.tick)
 
     def _settle_idle(self) -> None:
-        busy = self._running_step or self._deals or self._closings or self._sweeps
+        busy = self._running_step or self._deals or self._calls
         if self._steps.empty() and not busy:
             self.idle.set()
         else:
@@ -349,112 +352,94 @@ class LiveTournament:
             self._finish()
 
     async def _carry_out(self, table_id: str, commands: list[Command]) -> None:
+        """One table's commands in their order. After an OpenTable no server took, or a call that
+        failed, the rest are redone when the table is rebuilt (the director holds what they did);
+        its CloseTable is carried out all the same."""
+        going = True
         for command in commands:
-            if type(command) is OpenTable:
-                if not await self._open(command):
-                    return  # no server took it: the rest is redone when it is rebuilt
-                continue
-            placement = self._tables.get(table_id)
-            if placement is None:
-                return  # unplaced, or lost while these commands waited
-            try:
-                await self._apply(table_id, placement, command)
-            except TableServerDown as exc:
-                self._servers.report_down(exc.endpoint, str(exc))  # every table there is lost
-                return
-            except TableRefused as exc:
-                self._refused(table_id, placement.epoch, exc)
-                return
+            if isinstance(command, CloseTable):
+                await self._close_table(table_id)
+            elif isinstance(command, OpenTable):
+                going = await self._open(command)
+            elif going:
+                going = await self._apply(table_id, command)
 
     async def _open(self, command: OpenTable) -> bool:
-        """Open ``command``'s table on the least loaded server up that takes it."""
-        table_id, wire_id = command.table_id, convert.wire_table_id(command.table_id)
-        for client in self._servers.candidates():
-            copy = (client.endpoint, wire_id)
-            if copy in self._stale and not await self._close_stale(copy):
-                continue  # its stale copy there still plays out a hand (or the server is down)
-            self._servers.placed(client.endpoint)  # counted before the call: tables opened at once spread
-            try:
-                await client.open_table(
-                    self._token, wire_id, command.options, hand_number=command.hand_number, seed=self._table_seed
+        """Offer ``command``'s table to the servers up, least loaded first: whether one took it."""
+        placed: asyncio.Future[bool] = self._loop.create_future()
+        self._opening[command.table_id] = (command, placed)
+        candidates = [client.endpoint for client in self._servers.candidates()]
+        self._enact(self._placement.open(command.table_id, convert.wire_table_id(command.table_id), candidates))
+        return await placed
+
+    async def _close_table(self, table_id: str) -> None:
+        """The director closes the table: its copy goes once its hand, if any, has played out."""
+        placement = self._placement.where(table_id)
+        self._progress.pop(table_id, None)
+        self._enact(self._placement.close(table_id))
+        closing = None if placement is None else self._calls.get(placement.copy)
+        if closing is not None:
+            await asyncio.wait([closing])  # not cancelled with this step: the model awaits its answer
+
+    async def _apply(self, table_id: str, command: Command) -> bool:
+        """One director call on the table where it is placed: whether it is still there after it."""
+        placement = self._placement.where(table_id)
+        if placement is None:
+            return False  # lost while these commands waited
+        client, wire_id, token = self._servers.client(placement.copy.endpoint), placement.copy.wire_id, self._token
+        try:
+            if isinstance(command, SeatPlayer):
+                ticket = await client.seat_player(token, wire_id, command.seat, command.entry_id, command.stack)
+                assigned = tpb.SeatAssigned(
+                    entry_id=command.entry_id,
+                    table_id=wire_id,
+                    seat=command.seat,
+                    endpoint=client.endpoint,
+                    seat_token=ticket.seat_token,
+                    resume_after_seq=ticket.resume_after_seq,
                 )
-            except (TableServerDown, TableRefused) as exc:
-                self._servers.released(client.endpoint)
-                if isinstance(exc, TableServerDown):
-                    self._servers.report_down(exc.endpoint, str(exc))
-                elif table_id not in self._unplaced:  # e.g. RESOURCE_EXHAUSTED (its table limit): said once
-                    log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
-                continue
-            self._epochs += 1
-            self._tables[table_id] = _Placement(client, wire_id, self._epochs, self._loop.time())
-            since = self._unplaced.pop(table_id, None)
-            if since is not None:
-                waited = round(self._loop.time() - since, 3)
-                log.info("an unplaced table is placed", extra=self._about(table_id=wire_id, waited_s=waited))
-            return True
-        if table_id not in self._unplaced:
-            log.warning("no table server takes the table now", extra=self._about(table_id=wire_id))
-            self._unplaced[table_id] = self._loop.time()
-        if self._servers.candidates():
-            self._place_later()
-        return False
+                self.feed.private(command.player_id, tpb.TournamentEvent(at_s=self.now(), seat_assigned=assigned))
+            elif isinstance(command, RemovePlayer):
+                await client.remove_player(token, wire_id, command.seat)
+            elif isinstance(command, AddChips):
+                await client.add_chips(token, wire_id, command.seat, command.chips)
+            elif isinstance(command, DealHand):
+                self._deals += 1
+                self.hands_dealt += 1
+                self._dealing[table_id] = self._loop.create_task(self._deal(table_id, placement, command))
+            else:
+                assert isinstance(command, SetAway), command  # the others are not calls on a placed table
+                await client.set_away(token, wire_id, command.seat, command.away)
+        except (TableServerDown, TableRefused) as exc:
+            self._failed(table_id, placement.epoch, exc)
+            return False
+        return True
 
-    async def _apply(self, table_id: str, placement: _Placement, command: Command) -> None:
-        client, wire_id, token = placement.client, placement.wire_id, self._token
-        if isinstance(command, SeatPlayer):
-            ticket = await client.seat_player(token, wire_id, command.seat, command.entry_id, command.stack)
-            assigned = tpb.SeatAssigned(
-                entry_id=command.entry_id,
-                table_id=wire_id,
-                seat=command.seat,
-                endpoint=client.endpoint,
-                seat_token=ticket.seat_token,
-                resume_after_seq=ticket.resume_after_seq,
-            )
-            self.feed.private(command.player_id, tpb.TournamentEvent(at_s=self.now(), seat_assigned=assigned))
-        elif isinstance(command, RemovePlayer):
-            await client.remove_player(token, wire_id, command.seat)
-        elif isinstance(command, AddChips):
-            await client.add_chips(token, wire_id, command.seat, command.chips)
-        elif isinstance(command, SetAway):
-            await client.set_away(token, wire_id, command.seat, command.away)
-        elif isinstance(command, DealHand):
-            self._deals += 1
-            self.hands_dealt += 1
-            placement.dealing = self._loop.create_task(self._deal(table_id, placement, command))
-        else:
-            assert isinstance(command, CloseTable), command  # OpenTable and TournamentFinished are not per table
-            self._retire(table_id, placement)  # its hand, if any, plays out first; unanswered: closed once up
-            await self._close_stale((client.endpoint, wire_id))
-
-    async def _deal(self, table_id: str, placement: _Placement, command: DealHand) -> None:
+    async def _deal(self, table_id: str, placement: Placement, command: DealHand) -> None:
         """One DealHand call; its result (or the table's loss) comes back as a step."""
         try:
             if self._hand_pause_s > 0:
                 await asyncio.sleep(self._hand_pause_s)
+            client = self._servers.client(placement.copy.endpoint)
             try:
-                result = await placement.client.deal_hand(
-                    self._token, placement.wire_id, command.hand_number, command.stakes
+                result = await client.deal_hand(
+                    self._token, placement.copy.wire_id, command.hand_number, command.stakes
                 )
-            except TableServerDown as exc:
-                self._servers.report_down(exc.endpoint, str(exc))
-                return
-            except TableRefused as exc:
-                self._refused(table_id, placement.epoch, exc)
+            except (TableServerDown, TableRefused) as exc:
+                self._failed(table_id, placement.epoch, exc)
                 return
             self._push(self._hand_finished(table_id, placement.epoch, result))
         finally:
             self._deals -= 1
-            if placement.dealing is asyncio.current_task():
-                placement.dealing = None
+            if self._dealing.get(table_id) is asyncio.current_task():
+                del self._dealing[table_id]
             self._settle_idle()
 
     def _hand_finished(self, table_id: str, epoch: int, result: HandResult) -> Step:
         def step(now: float) -> list[Command]:
-            placement = self._tables.get(table_id)
-            if placement is None or placement.epoch != epoch:
+            if not self._placement.current(table_id, epoch):
                 return []  # the table was lost meanwhile: this result is of a table that is gone
-            placement.last_hand = self._loop.time()
+            self._progress[table_id] = self._loop.time()
             self.hands_by_players[len(result.seats)] += 1
             if not result.voided:
                 self.hands += 1
@@ -463,128 +448,176 @@ class LiveTournament:
 
         return step
 
-    # ----------------------------------------------------------------- faults
+    # ----------------------------------------------------------------- the placement's decisions
 
-    def _server_changed(self, endpoint: str, up: bool) -> None:
-        if not up:
-            for table_id, placement in list(self._tables.items()):
-                if placement.client.endpoint == endpoint:
-                    self._push(self._lost(table_id, placement.epoch))
-            return
-        self._sweep(endpoint)
+    def _enact(self, decisions: Iterable[Decision]) -> list[Rebuild]:
+        """Carry out the placement's decisions, but for the director's rebuilds: returned, as only
+        a step calls the director (:meth:`_rebuilt`)."""
+        rebuilds: list[Rebuild] = []
+        for decision in decisions:
+            if isinstance(decision, Create):
+                self._servers.placed(decision.copy.endpoint)  # counted before the call: tables opened at once spread
+                self._call(decision.copy, self._create(decision))
+            elif isinstance(decision, Close):
+                self._call(decision.copy, self._close(decision.copy))
+            elif isinstance(decision, Placed):
+                self._placed(decision)
+            elif isinstance(decision, NotPlaced):
+                self._not_placed(decision)
+            elif isinstance(decision, Abandon):
+                self._abandon(decision)
+            elif isinstance(decision, Lose):
+                self._push(self._lost(decision.table_id, decision.epoch))
+            elif isinstance(decision, OfferLater):
+                if self._retry is None:
+                    self._retry = self._loop.call_later(PLACE_RETRY_S, self._offer_again)
+            elif isinstance(decision, Offer):
+                if self._retry is not None:
+                    self._retry.cancel()
+                    self._retry = None
+                for table_id in decision.table_ids:
+                    self._push(self._offered(table_id))
+            else:
+                rebuilds.append(decision)
+        return rebuilds
 
-    def _sweep(self, endpoint: str) -> None:
-        """``endpoint`` is up: close the stale copies there, then offer the unplaced tables again."""
-        closings = [self._close_stale(copy) for copy in list(self._stale) if copy[0] == endpoint]
-        task = self._loop.create_task(self._server_back(closings))
-        self._sweeps.add(task)
-        task.add_done_callback(self._swept)
+    def _call(self, copy: Copy, call: Coroutine[None, None, None]) -> None:
+        task = self._calls[copy] = self._loop.create_task(call)
+        task.add_done_callback(lambda _: self._called(copy, task))
         self._settle_idle()
 
-    async def _server_back(self, closings: list[asyncio.Future[bool]]) -> None:
-        await asyncio.gather(*closings)
-        self._place_unplaced()
-
-    def _swept(self, task: asyncio.Task[None]) -> None:
-        self._sweeps.discard(task)
+    def _called(self, copy: Copy, task: asyncio.Task[None]) -> None:
+        if self._calls.get(copy) is task:
+            del self._calls[copy]
+        error = None if task.cancelled() else task.exception()
+        if error is not None:  # a bug: the step waiting on a placement raises it, and the tournament halts
+            log.error("a placement call failed", exc_info=error, extra=self._about())
+            for _, placed in self._opening.values():
+                if not placed.done():
+                    placed.set_exception(error)
         self._settle_idle()
 
-    def _close_stale(self, copy: StaleCopy) -> asyncio.Future[bool]:
-        """Close a stale copy (joining the closing under way, if any); resolves to whether it is
-        gone (False: its hand still plays out, or its server is down)."""
-        closing = self._closings.get(copy)
-        if closing is None:
-            closing = self._closings[copy] = self._loop.create_task(self._closing(copy))
-            closing.add_done_callback(lambda _: self._closed(copy))
-        return closing
-
-    async def _closing(self, copy: StaleCopy) -> bool:
-        client = self._stale.get(copy)
-        if client is None:
-            return True
+    async def _create(self, create: Create) -> None:
+        command, _ = self._opening[create.table_id]
+        endpoint, wire_id = create.copy.endpoint, create.copy.wire_id
         try:
-            gone = await client.close_table(copy[1])
+            await self._servers.client(endpoint).open_table(
+                self._token, wire_id, command.options, hand_number=command.hand_number, seed=self._table_seed
+            )
+            answer = Answer.OPENED
         except TableServerDown as exc:
             self._servers.report_down(exc.endpoint, str(exc))
-            return False
+            answer = Answer.UNANSWERED
+        except TableRefused as exc:
+            if create.table_id not in self._placement.unplaced:  # e.g. RESOURCE_EXHAUSTED (its table limit): said once
+                log.warning("a table server refused a table", extra=self._about(table_id=wire_id, error=str(exc)))
+            answer = Answer.REFUSED
+        if answer is not Answer.OPENED:
+            self._servers.released(endpoint)
+        self._enact(self._placement.created(create.table_id, answer))
+
+    async def _close(self, copy: Copy) -> None:
+        try:
+            gone = await self._servers.client(copy.endpoint).close_table(copy.wire_id)
+        except TableServerDown as exc:
+            self._servers.report_down(exc.endpoint, str(exc))
+            gone = False
         except TableRefused as exc:  # NOT_FOUND: gone already (the server restarted since)
             gone = True
             if exc.code != grpc.StatusCode.NOT_FOUND:
-                log.info("stale table not closed", extra=self._about(table_id=copy[1], error=str(exc)))
-        if gone:
-            del self._stale[copy]
-        return gone
+                log.info("stale table not closed", extra=self._about(table_id=copy.wire_id, error=str(exc)))
+        self._enact(self._placement.closed(copy, gone))
+        self._let_go()
 
-    def _closed(self, copy: StaleCopy) -> None:
-        del self._closings[copy]
-        self._settle_idle()
+    def _placed(self, placed: Placed) -> None:
+        now = self._loop.time()
+        if placed.was_unplaced:
+            waited = round(now - self._progress[placed.table_id], 3)
+            wire_id = placed.placement.copy.wire_id
+            log.info("an unplaced table is placed", extra=self._about(table_id=wire_id, waited_s=waited))
+        self._progress[placed.table_id] = now
+        self._opened(placed.table_id, True)
 
-    def _place_later(self) -> None:
-        if self._retry is None:
-            self._retry = self._loop.call_later(PLACE_RETRY_S, self._place_unplaced)
+    def _not_placed(self, not_placed: NotPlaced) -> None:
+        if not_placed.first:
+            wire_id = convert.wire_table_id(not_placed.table_id)
+            log.warning("no table server takes the table now", extra=self._about(table_id=wire_id))
+            self._progress[not_placed.table_id] = self._loop.time()
+        self._opened(not_placed.table_id, False)
 
-    def _place_unplaced(self) -> None:
-        """Offer every table no server took to the servers up."""
-        if self._retry is not None:
-            self._retry.cancel()
-            self._retry = None
-        for table_id in list(self._unplaced):
-            self._push(self._lost(table_id, None))
+    def _opened(self, table_id: str, placed: bool) -> None:
+        _, future = self._opening.pop(table_id)
+        if not future.done():  # the step carrying it out may be cancelled (the server shuts down)
+            future.set_result(placed)
 
-    def _refused(self, table_id: str, epoch: int, exc: TableRefused) -> None:
-        """A table server answered a call on the table with an error: the table is rebuilt.
-        NOT_FOUND is a host fault, not a bug: the server lost the table (it restarted since the
-        table was opened there, before the health checks could notice). Any other status means
-        the director and the table disagree."""
-        about = self._about(table_id=table_id, error=str(exc))
+    def _abandon(self, abandon: Abandon) -> None:
+        """The table left its placement: its running deal is dropped."""
+        self._servers.released(abandon.placement.copy.endpoint)
+        self._progress.pop(abandon.table_id, None)
+        dealing = self._dealing.pop(abandon.table_id, None)
+        if dealing is not None:
+            dealing.cancel()
+
+    def _offer_again(self) -> None:
+        self._retry = None
+        self._enact(self._placement.offers())
+
+    # ----------------------------------------------------------------- faults
+
+    def _server_changed(self, endpoint: str, up: bool) -> None:
+        self._enact(self._placement.server_back(endpoint) if up else self._placement.server_lost(endpoint))
+
+    def _failed(self, table_id: str, epoch: int, exc: TableServerDown | TableRefused) -> None:
+        """A call on the table failed: the table is rebuilt. Unanswered, its server is down, and so
+        every table there lost (a table is never left placed on a server down: the model loses one
+        opened there meanwhile). Refused: NOT_FOUND is a host fault, not a bug (the server restarted
+        since the table was opened there, before the health checks could notice); any other status
+        means the director and the table disagree."""
+        if isinstance(exc, TableServerDown):
+            self._servers.report_down(exc.endpoint, str(exc))
+            return
         if exc.code == grpc.StatusCode.NOT_FOUND:
-            log.warning("a table server lost a table", extra=about)
+            log.warning("a table server lost a table", extra=self._about(table_id=table_id, error=str(exc)))
         else:
-            log.error("a table server refused a call", extra=about)
+            log.error("a table server refused a call", extra=self._about(table_id=table_id, error=str(exc)))
         self._push(self._lost(table_id, epoch))
 
-    def _lost(self, table_id: str, epoch: int | None) -> Step:
-        """The step rebuilding a lost table (``epoch`` None: one no server took)."""
+    def _lost(self, table_id: str, epoch: int) -> Step:
+        """The step losing the table's placement ``epoch`` and rebuilding the table (nothing if it
+        was lost or closed already)."""
+        return lambda now: self._rebuilt(self._placement.lose(table_id, epoch), now)
 
-        def step(now: float) -> list[Command]:
-            if table_id not in self.director.tables:
-                self._unplaced.pop(table_id, None)
-                return []  # closed meanwhile
-            if epoch is None:
-                if table_id not in self._unplaced or not self._servers.candidates():
-                    return []
-                return self.director.table_lost(table_id, now)
-            placement = self._tables.get(table_id)
-            if placement is None or placement.epoch != epoch:
-                return []  # rebuilt already
-            self._retire(table_id, placement)
-            endpoint = placement.client.endpoint
-            if self._servers.is_up(endpoint):
-                self._sweep(endpoint)  # a refused call, or the server is back already
-            self._metrics.tables_lost.inc()
-            self.tables_lost += 1
-            log.warning("table lost: rebuilding it", extra=self._about(table_id=table_id))
-            return self.director.table_lost(table_id, now)
+    def _offered(self, table_id: str) -> Step:
+        """The step offering an unplaced table again: rebuilt if a server is up."""
+        return lambda now: self._rebuilt(self._placement.offer(table_id), now)
 
-        return step
-
-    def _retire(self, table_id: str, placement: _Placement) -> None:
-        """The table leaves its placement (closed, lost, or the tournament halted): its running deal
-        is abandoned, and the copy there is stale until CloseTable says it is gone."""
-        self._stale[(placement.client.endpoint, placement.wire_id)] = placement.client
-        del self._tables[table_id]
-        self._servers.released(placement.client.endpoint)
-        if placement.dealing is not None:
-            placement.dealing.cancel()
+    def _rebuilt(self, decisions: list[Decision], now: float) -> list[Command]:
+        """A step's decisions carried out, and the director's commands rebuilding its tables."""
+        commands: list[Command] = []
+        for rebuild in self._enact(decisions):
+            if rebuild.lost:
+                self._metrics.tables_lost.inc()
+                self.tables_lost += 1
+                log.warning("table lost: rebuilding it", extra=self._about(table_id=rebuild.table_id))
+            commands += self.director.table_lost(rebuild.table_id, now)
+        return commands
 
     # ----------------------------------------------------------------- the end
 
     def _finish(self) -> None:
         self.feed.end()
         self._stop_metrics()
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Once the tournament is over and the last copy of its tables is gone from the servers,
+        it stops hearing of them (a copy left on a server down is closed when it is back)."""
+        over = self.director.finished or self.halted is not None
+        if over and not self._placement.stale and self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
     def _stop_metrics(self) -> None:
-        self._unlisten()
         for timer in (self._wake, self._retry):
             if timer is not None:
                 timer.cancel()
@@ -599,12 +632,13 @@ class LiveTournament:
             _, future = self._steps.get_nowait()
             if future is not None and not future.done():
                 future.set_exception(TournamentHalted(reason))
-        for table_id, placement in list(self._tables.items()):
-            self._retire(table_id, placement)
-        await asyncio.gather(*(self._close_stale(copy) for copy in list(self._stale)))
+        self._enact(self._placement.halt())
+        while self._calls:  # the closings, and the openings under way (closed once answered)
+            await asyncio.wait(list(self._calls.values()))
         self.feed.end(ServiceError(code, f"tournament {self.tournament_id!r} {reason}"))
         if not self.director.finished:
             self._stop_metrics()
+        self._let_go()
         self._running_step = False
         self._settle_idle()
 

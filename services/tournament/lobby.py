@@ -24,7 +24,7 @@ from tablestorm.services.rpc.errors import ServiceError, failed
 from tablestorm.services.tournament.auth import PlayerTokens
 from tablestorm.services.tournament.live import LiveTournament, TournamentHalted
 from tablestorm.services.tournament.metrics import TournamentMetrics
-from tablestorm.services.tournament.placement import TableServers
+from tablestorm.services.tournament.servers import TableServers
 
 STATUSES = ("registering", "running", "paused", "finished")
 

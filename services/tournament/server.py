@@ -1,7 +1,7 @@
 """The tournament server process: gRPC (grpc.aio), health, reflection, metrics, graceful shutdown.
 
 It hosts many tournaments, each played on tournament tables of the table servers it was given
-(:mod:`.placement`). ``tablestorm serve-tournaments`` calls :func:`run`, which prints
+(:mod:`.servers`). ``tablestorm serve-tournaments`` calls :func:`run`, which prints
 ``{"grpc_port": ..., "metrics_port": ...}`` on stdout once listening and, on SIGTERM or SIGINT,
 stops taking calls, pauses every tournament, lets running hands finish until the drain deadline,
 closes their tables and ends every Watch stream UNAVAILABLE. Tournaments live in this process's
@@ -19,8 +19,8 @@ from tablestorm.services.rpc.process import Serving, until_signalled
 from tablestorm.services.rpc.tls import ClientTls, ServerTls
 from tablestorm.services.tournament.lobby import LobbyLimits, TournamentLobby
 from tablestorm.services.tournament.metrics import TournamentMetrics
-from tablestorm.services.tournament.placement import FaultPolicy, TableServers
 from tablestorm.services.tournament.remote import GrpcTableServer
+from tablestorm.services.tournament.servers import FaultPolicy, TableServers
 from tablestorm.services.tournament.service import SERVICE_NAME, TournamentService, handlers
 
 log = logging.getLogger(__name__)

@@ -70,6 +70,9 @@ class TableServers:
     def is_up(self, endpoint: str) -> bool:
         return self._backends[endpoint].up
 
+    def client(self, endpoint: str) -> RemoteTables:
+        return self._backends[endpoint].client
+
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Hear of servers going down and coming back; returns the call that stops it."""
         self._listeners.append(listener)
