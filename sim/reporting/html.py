@@ -69,6 +69,8 @@ figure svg text { font-family: inherit; }
 NUMERIC: Final = ' class="n"'
 PASS_BADGE: Final = '<span class="badge pass">PASS</span>'
 FAIL_BADGE: Final = '<span class="badge fail">FAIL</span>'
+IMPLAUSIBLE_BADGE: Final = '<span class="badge caution">IMPLAUSIBLE</span>'
+"""Ran and conserved its chips, but some of what it played does not look like real play (a banner says what)."""
 
 
 def escape(text: object) -> str:
@@ -145,6 +147,11 @@ def figure(caption: str, svg: str, legend: Sequence[tuple[str, str]] = ()) -> st
 
 def empty(caption: str, message: str) -> str:
     return figure(caption, f'<div class="empty">{escape(message)}</div>')
+
+
+def note(text: str) -> str:
+    """A quiet line of context: how to read what follows."""
+    return f'<p class="meta">{escape(text)}</p>'
 
 
 def banner(text: str, kind: str = "warn") -> str:

@@ -168,14 +168,36 @@ def bars(labels: Sequence[str], values: Sequence[float], *, xlabel: str, ylabel:
     return _svg(figure)
 
 
-def gantt(spans: Sequence[Span], *, xlabel: str) -> str:
-    """A row per span: a bar from its start to its p50 end, the p10-p90 spread of the end beside it."""
+def _laid(start: float, end: float, period: float | None) -> list[tuple[float, float]]:
+    """``[start, end]`` as it falls on an axis of one ``period`` (cut where it wraps), or as it is."""
+    if period is None:
+        return [(start, end)]
+    pieces = []
+    while True:
+        base = start // period * period
+        stop = min(end, base + period)
+        pieces.append((start - base, stop - base))
+        if stop >= end:
+            return pieces
+        start = stop
+
+
+def gantt(spans: Sequence[Span], *, xlabel: str, period: float | None = None) -> str:
+    """A row per span: a bar from its start to its p50 end, the p10-p90 spread of the end beside it;
+    with ``period`` the axis is one period and what runs past its end goes on from its start (a
+    day that recurs: an evening's events end in the small hours)."""
     height = max(_SIZE[1], 0.22 * len(spans) + 0.8)
     figure, axes = _axes(xlabel, "", height)
+    wrapped = False
     for row, span in enumerate(spans):
-        axes.barh(row, span.end - span.start, left=span.start, color=BLUE, height=0.6)
-        axes.plot([span.end_low, span.end_high], [row, row], color=ORANGE, linewidth=2.4,
-                  solid_capstyle="butt")
+        bars, ends = _laid(span.start, span.end, period), _laid(span.end_low, span.end_high, period)
+        for left, right in bars:
+            axes.barh(row, right - left, left=left, color=BLUE, height=0.6)
+        for left, right in ends:
+            axes.plot([left, right], [row, row], color=ORANGE, linewidth=2.4, solid_capstyle="butt")
+        wrapped = wrapped or len(bars) > 1 or len(ends) > 1
+    if wrapped:
+        axes.set_xlim(0, period)
     axes.set_yticks(range(len(spans)), [s.label for s in spans], fontsize=7)
     axes.invert_yaxis()
     axes.grid(axis="y", visible=False)
