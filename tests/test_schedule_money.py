@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from schedule_data import METADATA, ROOT
 
+from tablestorm.sim.reporting import plots
 from tablestorm.sim.schedule.demand import QUANTITIES, Load
 from tablestorm.sim.schedule.money import break_even_entries, guarantee_at_risk, overlay, seats_won
 from tablestorm.sim.schedule.replication import EventRun, Outcome, draws, replicate
@@ -252,3 +253,13 @@ def test_a_satellites_seats_join_its_target_in_the_same_replication() -> None:
     assert events["Main"]["seat_entries"]["values"] == [seats] and events["Main"]["seats_lost"]["values"] == [0]
     assert events["Main"]["fees"]["values"] == [5.0 * main.entries]
     assert "Satellite" in render_schedule_html(data).split("seats to")[1]
+
+
+@given(start=st.floats(min_value=0, max_value=60), length=st.floats(min_value=0, max_value=50))
+def test_a_span_past_midnight_continues_at_the_start_of_a_days_axis(start: float, length: float) -> None:
+    """A recurring day's Gantt: a bar that runs past 24 h goes on from 0, whole and within the axis."""
+    pieces = plots._laid(start, start + length, 24.0)
+    assert all(0 <= left <= right <= 24 for left, right in pieces)
+    assert sum(right - left for left, right in pieces) == pytest.approx(length, abs=1e-6)
+    assert pieces[0][0] == pytest.approx(start % 24, abs=1e-9) or start % 24 == pytest.approx(24, abs=1e-9)
+    assert plots._laid(start, start + length, None) == [(start, start + length)]

@@ -218,12 +218,13 @@ def _peaks(rows: Sequence[tuple[Counts, int]], prefix: str = "peak_") -> dict[st
     )}
 
 
-def _money(event: Event, runs: Sequence[EventRun], risk: float) -> dict[str, Any]:
-    """An event's guarantee, fees and seats (docs/schedules.md, "Guarantees, overlays and fees")."""
+def _money(event: Event, runs: Sequence[EventRun], risk: float, fed: bool) -> dict[str, Any]:
+    """An event's guarantee, fees and seats (docs/schedules.md, "Guarantees, overlays and fees");
+    ``fed``: it has satellites."""
     pools = [float(sum(o.prize_pool for o in r.outcomes)) for r in runs]
     buy_in = event.structure.buy_in
     guarantee = event.guarantee
-    satellite, fed = event.satellite, any(r.seat_entries or r.seats_lost for r in runs)
+    satellite = event.satellite
     return {
         "buy_in": buy_in,
         "guarantee": guarantee,
@@ -280,7 +281,7 @@ def _events(run: ScheduleRun, risk: float) -> list[dict[str, Any]]:
             "begin": distribution([min(o.start_s for o in r.outcomes) / 60 if r.outcomes else None for r in runs]),
             "end": distribution([max(o.end_s for o in r.outcomes) / 60 if r.outcomes else None for r in runs]),
             **_peaks([(r.load.counts, r.load.start) for r in runs]),
-            **_money(event, runs, risk),
+            **_money(event, runs, risk, fed=bool(run.schedule.satellites_of(event.name))),
             "sanity": _sanity(runs),
         })
     return rows
