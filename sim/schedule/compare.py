@@ -20,9 +20,10 @@ compare.json (``"schema": "tablestorm.schedule-compare/1"``):
   at which any replication differs, and ``any``: those of every quantity together;
 - ``events``: per event of either run (A's order, then B's own) its ``name``, ``in`` (``both``,
   ``a`` or ``b``), ``settings`` (what the schedule set differently: ``start``, ``structure``,
-  ``buy_in``, ``guarantee``, ``fee``, ``seats_to``, each ``[a, b]``) and per quantity of
-  :data:`EVENT_QUANTITIES` the medians ``a`` and ``b`` and the ``difference``
-  (``{p10, p50, p90, mean, values}``, None for an event of one run only);
+  ``buy_in``, ``guarantee``, ``fee``, ``seats_to``, each ``[a, b]``) and ``quantities``: per
+  quantity of :data:`EVENT_QUANTITIES` the medians ``a`` and ``b`` and the ``difference``
+  (``{p10, p50, p90, mean, values}``; None for an event of one run only; a figure an event lacks,
+  the overlay of an event without a guarantee, counts 0);
 - ``day``: the same for the day's quantities (:data:`DAY_QUANTITIES`);
 - ``warnings``.
 
