@@ -183,7 +183,7 @@ def test_a_recurring_day_holds_the_evenings_tail_in_its_small_hours() -> None:
     html = render_schedule_html(recurring)
     assert "recurring day" in html and "01:10 the next morning" in html
     assert not re.search(r"\b(2[4-9]|[3-9]\d):\d\d", html.split("<h2>Events</h2>")[1])  # no 24:50: 00:50 +1d
-    assert "00:50 +1d" in html  # Late's median end
+    assert "00:50 (00:34–01:06) +1d" in html  # Late's median end, its p10-p90, the next day
 
 
 def test_sanity_flags_are_counted_per_event_and_named_on_the_report() -> None:
@@ -202,10 +202,12 @@ def test_sanity_flags_are_counted_per_event_and_named_on_the_report() -> None:
     assert odd["sanity"] == {"ended_deep": {"tournaments": 2, "message": deep[1]},
                              "few_hands": {"tournaments": 1, "message": few[1]}}
     (warning,) = data["warnings"]
-    assert warning.startswith("Odd: not like a real event") and "of its 3 tournaments" in warning
-    assert "ended_deep in 2" in warning and "few_hands in 1" in warning
+    assert warning.startswith("1 of 2 events played tournaments that do not look like real ones")
+    assert warning.endswith(": Odd (ended_deep x2, few_hands x1 of 3)")
     html = render_schedule_html(data)
-    assert "IMPLAUSIBLE" in html and ">PASS<" not in html and "Odd: not like a real event" in html
+    assert "IMPLAUSIBLE" in html and ">PASS<" not in html and "Odd (ended_deep x2" in html
+    flags = html.split("Tournaments that do not look like real ones")[1]
+    assert "<td>ended_deep</td><td>it ended with 90 big bets" in flags and "<td class=\"n\">2 of 3</td>" in flags
     clean = build_schedule(_run(day, {"Plain": [(720, shape, _outcome())], "Odd": [(750, shape, _outcome())]}),
                            METADATA)
     assert ">PASS<" in render_schedule_html(clean) and not clean["warnings"]

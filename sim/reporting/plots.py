@@ -97,11 +97,12 @@ def lines(
     log_y: bool = False,
     markers: bool = False,
     from_zero: bool = True,
+    xlim: tuple[float, float] | None = None,
 ) -> str:
     """Lines over ``x``, each with its optional band; ``hlines``/``vlines`` mark levels and times
     (an SLO, a chaos event) with a label; ``markers`` dots each point (a few measured steps rather
     than a series over time); ``from_zero``: the y axis starts at 0 (not for a change, which may
-    be negative)."""
+    be negative); ``xlim``: the x axis's ends (a day's clock: 0 to 24 h, not a margin past it)."""
     figure, axes = _axes(xlabel, ylabel)
     for k, s in enumerate(series):
         colour = s.colour or PALETTE[k % len(PALETTE)]
@@ -118,6 +119,8 @@ def lines(
         axes.axvline(value, color=GREY, linewidth=1.0, linestyle="--")
         axes.annotate(label, (value, 0.98), xycoords=("data", "axes fraction"), color=GREY,
                       fontsize=8, rotation=90, ha="right", va="top")
+    if xlim is not None:
+        axes.set_xlim(*xlim)
     if log_y:
         axes.set_yscale("log")
     if from_zero and not log_y:

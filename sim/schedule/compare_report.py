@@ -39,10 +39,10 @@ def _plots(rows: Sequence[Mapping[str, Any]], name: str) -> str:
     )
     runs = [plots.Series("A (p50)", [row[name]["a"] for row in rows], colour=plots.BLUE),
             plots.Series("B (p50)", [row[name]["b"] for row in rows], colour=plots.ORANGE, dashed=True)]
-    unit = UNITS[name]
-    both = plots.lines(hours, runs, xlabel="hour of the day", ylabel=unit)
+    unit, span = UNITS[name], (hours[0], hours[-1] + 1 / 60)
+    both = plots.lines(hours, runs, xlabel="hour of the day", ylabel=unit, xlim=span)
     delta = plots.lines(hours, [change], xlabel="hour of the day", ylabel=f"B - A ({unit})", from_zero=False,
-                        hlines=[(0.0, "")])
+                        hlines=[(0.0, "")], xlim=span)
     return (figure(f"{DEMAND[name]}: A and B", both, [(s.name, s.colour or plots.BLUE) for s in runs])
             + figure(f"{DEMAND[name]}: B - A", delta, [(change.name, plots.PURPLE)]))
 

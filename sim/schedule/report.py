@@ -35,7 +35,7 @@ from tablestorm.sim.reporting.html import (
 )
 from tablestorm.sim.schedule.progress import duration
 from tablestorm.sim.schedule.result import DEMAND
-from tablestorm.sim.schedule.spec import day_clock
+from tablestorm.sim.schedule.spec import MINUTES_PER_DAY, clock, day_clock
 
 __all__ = ["HTML_NAME", "active", "render_schedule_html", "write_schedule_html"]
 
@@ -72,7 +72,7 @@ def _band(rows: Sequence[Mapping[str, Any]], games: Sequence[str], name: str) ->
     ]
     series = [total, *per_game] if len(games) > 1 else [total]
     title, unit = _TITLES[name]
-    svg = plots.lines(hours, series, xlabel="hour of the day", ylabel=unit)
+    svg = plots.lines(hours, series, xlabel="hour of the day", ylabel=unit, xlim=(hours[0], hours[-1] + 1 / 60))
     return figure(title, svg, [(s.name, s.colour or plots.BLUE) for s in series])
 
 
@@ -96,10 +96,17 @@ def _spread(summary: Mapping[str, Any], scale: float = 1.0, digits: int = 0) -> 
 
 
 def _end(summary: Mapping[str, Any]) -> str:
+    """The median end with its p10-p90, on the day's clock: ``04:50 (04:19–05:39) +1d``."""
     if summary["p50"] is None:
         return "–"
-    low, mid, high = (day_clock(round(summary[p])) for p in ("p10", "p50", "p90"))
-    return escape(f"{mid} ({low}–{high})")
+    minutes = [round(summary[p]) for p in ("p10", "p50", "p90")]
+    days = {m // MINUTES_PER_DAY for m in minutes}
+    if len(days) == 1:
+        low, mid, high = (clock(m % MINUTES_PER_DAY) for m in minutes)
+        suffix = day_clock(minutes[1])[len(mid):]
+    else:
+        (low, mid, high), suffix = (day_clock(m) for m in minutes), ""
+    return escape(f"{mid} ({low}–{high}){suffix}")
 
 
 def _at(summary: Mapping[str, Any]) -> str:
@@ -116,38 +123,53 @@ def _peaks_table(events: Sequence[Mapping[str, Any]], day: Mapping[str, Any]) ->
     return table(["event", "peak tables", "at", "peak seated players", "at"], rows, numeric_from=1)
 
 
+def _flags(events: Sequence[Mapping[str, Any]]) -> str:
+    """The events whose tournaments look unlike real ones: each flag, how often, the first one's words."""
+    rows = [
+        [escape(e["name"]), escape(code), escape(flag["message"]), _count(flag["tournaments"], e["tournaments"])]
+        for e in events for code, flag in e["sanity"].items()
+    ]
+    if not rows:
+        return ""
+    return section("Tournaments that do not look like real ones (docs/calibration.md)",
+                   table(["event", "flag", "the first one's reason", "tournaments"], rows, numeric_from=3))
+
+
+def _count(flagged: int, played: Mapping[str, Any]) -> str:
+    return f"{flagged} of {round(sum(v for v in played['values'] if v is not None)):,}"
+
+
 def _money(events: Sequence[Mapping[str, Any]], day: Mapping[str, Any]) -> str:
-    """The day's overlay and fees, each guaranteed or raked event's figures, the satellites' seats."""
+    """The day's overlay and fees; the guaranteed events' overlays; per raked (or seat) event its pool,
+    the largest guarantee at the run's risk and its fees; the satellites' seats."""
     priced = [e for e in events if e["guarantee"] is not None or e["fee"] or e["seats_to"] or e["seat_entries"]]
     if not priced:
         return ""
     owed, fees = day["overlay"], day["fees"]
     risk = day["overlay_risk"]
-    head = cards([
+    body = cards([
         card("P(any overlay)", 100 * owed["probability"], "%", digits=0),
         card("overlay p50 / p90", f"{owed['p50']:,.0f} / {owed['p90']:,.0f}"),
         card("overlay p95", owed["p95"], digits=0),
         card("expected overlay", owed["mean"], digits=0),
         card("fees p50", fees["p50"], digits=0),
     ])
-
-    def overlay_cells(e: Mapping[str, Any]) -> list[str]:
-        paid = e["overlay"]
-        if paid is None:
-            return ["–"] * 4
-        return [fmt(e["break_even_entries"]), fmt(100 * paid["probability"], "%", digits=0),
-                fmt(paid["mean"], digits=0), fmt(paid["p95"], digits=0)]
-
-    rows = [
-        [escape(e["name"]), fmt(e["buy_in"]), fmt(e["guarantee"], digits=0), _spread(e["entries"]),
-         _spread(e["prize_pool"]), *overlay_cells(e),
-         fmt(None if e["guarantee_at_risk"] is None else e["guarantee_at_risk"]["value"], digits=0),
-         _spread(e["fees"])]
-        for e in priced
-    ]
-    headers = ["event", "buy-in", "guarantee", "entries", "prize pool", "break-even entries", "P(overlay)",
-               "expected overlay", "overlay p95", f"largest guarantee at {100 * risk:g}% risk", "fees"]
-    body = head + table(headers, rows, numeric_from=1)
+    guaranteed = [e for e in events if e["overlay"] is not None]
+    if guaranteed:
+        body += table(
+            ["guaranteed event", "buy-in", "guarantee", "entries", "prize pool", "break-even entries", "P(overlay)",
+             "expected overlay", "overlay p95"],
+            [[escape(e["name"]), fmt(e["buy_in"]), fmt(e["guarantee"], digits=0), _spread(e["entries"]),
+              _spread(e["prize_pool"]), fmt(e["break_even_entries"]), fmt(100 * e["overlay"]["probability"], "%",
+                                                                         digits=0),
+              fmt(e["overlay"]["mean"], digits=0), fmt(e["overlay"]["p95"], digits=0)] for e in guaranteed],
+            numeric_from=1)
+    body += table(
+        ["event", "buy-in", "prize pool", f"largest guarantee at {100 * risk:g}% risk", "fee", "fees"],
+        [[escape(e["name"]), fmt(e["buy_in"]), _spread(e["prize_pool"]),
+          fmt(None if e["guarantee_at_risk"] is None else e["guarantee_at_risk"]["value"], digits=0),
+          fmt(e["fee"]), _spread(e["fees"])] for e in priced],
+        numeric_from=1)
     satellites = [e for e in events if e["seats_to"]]
     if satellites:
         by_name = {e["name"]: e for e in events}
@@ -230,6 +252,7 @@ def render_schedule_html(data: Mapping[str, Any]) -> str:
     body.append(section("Events", _gantt(data["events"], recurring["on"]) + _events_table(data["events"])))
     body.append(section("Peaks: each event's own and the room's", _peaks_table(data["events"], data["day"])))
     body.append(_money(data["events"], data["day"]))
+    body.append(_flags(data["events"]))
     if data.get("live") is not None:
         body.append(_live(data["live"]))
     peak_values = {f"{name} (p10 / p50 / p90)": " / ".join(fmt(peak[name][p]) for p in ("p10", "p50", "p90"))

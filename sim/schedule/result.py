@@ -44,8 +44,8 @@ The whole schema (``"schema": "tablestorm.schedule/1"``):
   ``overlay_risk`` (``--overlay-risk``), ``peak_tables``, ``peak_seated_players`` and their
   ``_minute`` (each replication's highest minute of the room);
 - ``chips_conserved``: every tournament of every replication ended with its chips (TOURN-11);
-- ``warnings``: what a reader must not miss (chips, events whose tournaments look unlike real
-  ones, satellite seats won too late, an interruption);
+- ``warnings``: what a reader must not miss (chips, the events whose tournaments look unlike real
+  ones in one line, satellite seats won too late, an interruption);
 - ``live`` (only after ``--live``): the day played on the real services against the band
   (:func:`tablestorm.sim.schedule.validation.compare`): ``replication`` (whose seeds it played),
   ``complete``, ``stopped``, ``interrupted``, ``setup_s``, ``wall_s``, ``events`` (per tournament
@@ -299,17 +299,19 @@ def _day_totals(events: Sequence[Mapping[str, Any]], total: Counts, risk: float)
     }
 
 
-def _sanity_warnings(events: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A line per event with flagged tournaments: which flags, how often, and the first one's words."""
-    warnings = []
+def _sanity_warning(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line naming every event with flagged tournaments, with how many of them and which flags
+    (each flag's words are in the events' ``sanity``)."""
+    named = []
     for e in events:
         if e["sanity"]:
             played = round(sum(v for v in e["tournaments"]["values"] if v is not None))
-            reasons = "; ".join(f"{code} in {flag['tournaments']} ({flag['message']})"
-                                for code, flag in e["sanity"].items())
-            warnings.append(f"{e['name']}: not like a real event (docs/calibration.md), of its {played} tournaments: "
-                            f"{reasons}")
-    return warnings
+            codes = ", ".join(f"{code} x{flag['tournaments']}" for code, flag in e["sanity"].items())
+            named.append(f"{e['name']} ({codes} of {played})")
+    if not named:
+        return []
+    return [f"{len(named)} of {len(events)} events played tournaments that do not look like real ones "
+            f"(docs/calibration.md): their figures are the bots' more than a room's: {'; '.join(named)}"]
 
 
 def build_schedule(run: ScheduleRun, metadata: Mapping[str, Any], overlay_risk: float = DEFAULT_RISK) -> dict[str, Any]:
@@ -327,7 +329,7 @@ def build_schedule(run: ScheduleRun, metadata: Mapping[str, Any], overlay_risk: 
         broken = sorted({f"{r.name} (replication {r.replication})" for r in run.runs
                          for o in r.outcomes if not o.chips_conserved})
         warnings.append(f"chips were not conserved (TOURN-11) in {', '.join(broken)}")
-    warnings += _sanity_warnings(events)
+    warnings += _sanity_warning(events)
     lost = [e["name"] for e in events if e["seats_lost"] is not None and e["seats_lost"]["mean"]]
     if lost:
         warnings.append(f"satellite seats won after registration closed (not played) in {', '.join(lost)}")
