@@ -3,6 +3,8 @@
 Each command module registers its flags (``register``) and runs (``run``), importing what it runs
 on lazily, so that ``tablestorm --help`` stays instant and a job never pays for the dependencies
 of another (Ray, gRPC, the engine). A new command is one module and one row of :data:`COMMANDS`.
+A row of two words is a command within another (``schedule compare``): ``tablestorm schedule
+compare ...`` runs it, while ``tablestorm schedule ...`` stays the first word's own command.
 
 Exit status, for every subcommand: 0 the job ran and passed; 1 it ran and a check failed (a
 threshold, the chip count, a replayed hand's recorded stacks); 2 it did not run: a flag, a
@@ -24,7 +26,7 @@ from tablestorm import version
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.capacity import command as capacity
 from tablestorm.sim.cluster.interruption import EXIT_STATUS, abort_in
-from tablestorm.sim.commands import replay, serve, serve_tournaments, simulate, structure
+from tablestorm.sim.commands import replay, schedule_compare, serve, serve_tournaments, simulate, structure
 from tablestorm.sim.load import command as load
 from tablestorm.sim.plan import command as plan
 from tablestorm.sim.schedule import command as schedule
@@ -49,9 +51,11 @@ COMMANDS: Final[dict[str, Command]] = {
     "capacity": capacity,
     "tournament": tournament,
     "schedule": schedule,
+    "schedule compare": schedule_compare,
     "plan": plan,
 }
-"""Every subcommand by name, in the order ``tablestorm --help`` lists them."""
+"""Every subcommand by name, in the order ``tablestorm --help`` lists them (a row of two words is
+listed by its first word's help)."""
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -62,18 +66,37 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS.values():
-        command.register(sub)
+    for name, command in COMMANDS.items():
+        if " " not in name:
+            command.register(sub)
     return parser
 
 
+def _within(argv: Sequence[str]) -> tuple[str, argparse.ArgumentParser] | None:
+    """The row of two words that ``argv`` opens with, and a parser of its second word under the first."""
+    for name, command in COMMANDS.items():
+        outer, _, inner = name.partition(" ")
+        if inner and list(argv[:2]) == [outer, inner]:
+            parser = argparse.ArgumentParser(prog=f"tablestorm {outer}")
+            command.register(parser.add_subparsers(dest="command"))
+            return name, parser
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    args.command_line = ["tablestorm", *(sys.argv[1:] if argv is None else argv)]
+    given = list(sys.argv[1:] if argv is None else argv)
+    nested = _within(given)
+    if nested is not None:
+        name, inner = nested
+        args = inner.parse_args(given[1:])
+        args.command = name
+    else:
+        parser = _build_parser()
+        args = parser.parse_args(given)
+        if args.command is None:
+            parser.print_help()
+            return 0
+    args.command_line = ["tablestorm", *given]
     try:
         return COMMANDS[args.command].run(args)
     except FieldError as exc:

@@ -16,6 +16,7 @@ building the command-line parser must stay instant (``tablestorm --help``).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -24,12 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from tablestorm.services.fields import FieldError, mapping, number_problem
+from tablestorm.services.fields import FieldError, mapping, number, number_problem
 from tablestorm.sim.distributions import Distribution
 
 __all__ = [
     "COUNT",
     "DISTRIBUTION_KEYS",
+    "DOCUMENTS",
     "GAMES",
     "NON_NEGATIVE",
     "PORT",
@@ -40,7 +42,10 @@ __all__ = [
     "Bound",
     "apportion",
     "distribution",
+    "document",
     "flag",
+    "number_at",
+    "value_at",
     "writable",
 ]
 
@@ -213,3 +218,50 @@ def writable(path: Path, flag: str, *, directory: bool) -> Path:
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise FieldError(flag, f"{ancestor} is not writable")
     return path
+
+
+DOCUMENTS: Final = {
+    "tablestorm.schedule/1": "schedule.json (tablestorm schedule)",
+    "tablestorm.capacity/1": "capacity.json (tablestorm capacity)",
+}
+"""The JSON documents one command reads from another, by their ``schema``."""
+
+
+def document(path: Path, schema: str) -> dict[str, Any]:
+    """The JSON object in ``path`` whose ``schema`` is ``schema`` (one of :data:`DOCUMENTS`);
+    :class:`FieldError` naming the file (and ``schema`` for a document of another kind)."""
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise FieldError(str(path), f"cannot read: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FieldError(str(path), f"not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise FieldError(str(path), f"expected a JSON object, got {type(data).__name__}")
+    found = data.get("schema")
+    if found != schema:
+        what = f"it is a {DOCUMENTS[found]}" if found in DOCUMENTS else f"schema is {found!r}"
+        raise FieldError(f"{path}: schema", f"expected {schema} ({DOCUMENTS[schema]}); {what}")
+    return data
+
+
+def value_at(data: Mapping[str, Any], key: str, path: Path, kind: type = object, where: str = "") -> Any:
+    """``data``'s value at the dotted ``key``, of ``kind``; :class:`FieldError` naming the file and
+    ``where`` + the key otherwise."""
+    value: Any = data
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            raise FieldError(f"{path}: {where}{key}", "missing")
+        value = value[part]
+    if not isinstance(value, kind):
+        raise FieldError(f"{path}: {where}{key}", f"expected {kind.__name__}, got {value!r}")
+    return value
+
+
+def number_at(data: Mapping[str, Any], key: str, path: Path, *, positive: bool = False, where: str = "") -> float:
+    """A number at least 0 (above 0 if ``positive``) at ``key`` of ``data``, as :func:`value_at` reads it."""
+    field = f"{path}: {where}{key}"
+    value: float = number(value_at(data, key, path, where=where), field)
+    if value < 0 or (positive and value == 0):
+        raise FieldError(field, f"expected a {'positive' if positive else 'non-negative'} number, got {value!r}")
+    return value

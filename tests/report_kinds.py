@@ -4,13 +4,14 @@ folder, for the tests that open them in a browser and read their charts."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from schedule_data import METADATA, capacity_doc, write
+from schedule_data import METADATA, capacity_doc, priced_quick, write
 from schedule_data import constructed_run as constructed_day
 from test_capacity import _capacity, _step
 from test_report import constructed_run, summary_of
@@ -22,8 +23,11 @@ from tablestorm.sim.plan.inputs import read_capacity, read_schedule
 from tablestorm.sim.plan.report import write_plan_html
 from tablestorm.sim.plan.result import QUANTITIES, Settings, build_plan
 from tablestorm.sim.reporting.meta import run_metadata
+from tablestorm.sim.schedule.compare import compare, read_run
+from tablestorm.sim.schedule.compare_report import write_compare_html
+from tablestorm.sim.schedule.demand import Load
 from tablestorm.sim.schedule.report import write_schedule_html
-from tablestorm.sim.schedule.result import build_schedule
+from tablestorm.sim.schedule.result import build_schedule, write_schedule
 from tablestorm.sim.tournament.accelerated import AcceleratedTournament
 from tablestorm.sim.tournament.outputs import tournament_document, write_outputs
 from tablestorm.sim.tournament.profiles import PlayerProfile
@@ -56,7 +60,18 @@ def _tournament_report(out: Path) -> Path:
 
 def _schedule_report(out: Path) -> Path:
     out.mkdir(parents=True)
-    return write_schedule_html(build_schedule(constructed_day(), METADATA), out)
+    return write_schedule_html(build_schedule(constructed_day(priced_quick()), METADATA), out)
+
+
+def _compare_report(out: Path) -> Path:
+    """The constructed day against itself with one event half an hour later."""
+    day = constructed_day(priced_quick())
+    later = dataclasses.replace(day, runs=tuple(
+        dataclasses.replace(r, load=Load(r.load.start + 30, r.load.counts)) if r.name == "Fast draw" else r
+        for r in day.runs))
+    a, b = (write_schedule(build_schedule(run, METADATA), out / name)["json"]
+            for run, name in ((day, "a"), (later, "b")))
+    return write_compare_html(compare(read_run(a), read_run(b)), out)
 
 
 def _plan_report(out: Path) -> Path:
@@ -102,6 +117,7 @@ REPORTS: dict[str, Callable[[Path], Path]] = {
     "capacity": _capacity_report,
     "tournament": _tournament_report,
     "schedule": _schedule_report,
+    "schedule-compare": _compare_report,
     "plan": _plan_report,
     "soak": _soak_report,
 }

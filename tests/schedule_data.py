@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import yaml
 
 from tablestorm.sim.schedule.demand import QUANTITIES, Load
 from tablestorm.sim.schedule.replication import EventRun, Outcome
 from tablestorm.sim.schedule.runner import ScheduleRun
-from tablestorm.sim.schedule.spec import Schedule, load_schedule
+from tablestorm.sim.schedule.spec import Schedule, load_schedule, schedule_from_mapping
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "sim" / "schedules" / "quick.yaml"
@@ -44,6 +45,17 @@ def constructed_run(schedule: Schedule | None = None, replications: int = 3) -> 
                                  (outcome,), seconds=1.0, cpu_seconds=0.9))
     return ScheduleRun(schedule=schedule, root_seed=7, replications=tuple(range(replications)), runs=tuple(runs),
                        wall_s=2.0, cores=2.0, nodes={"node-a": len(runs)})
+
+
+def priced_quick() -> Schedule:
+    """The quick day with money on it: its first tournament guaranteed at 2,010 (the constructed
+    run's pools are 2,000, 2,020 and 2,040: an overlay in one replication of three) and every
+    event raked."""
+    data = yaml.safe_load(QUICK.read_text())
+    data["tournaments"][0].update(guarantee=2010, fee=2)
+    data["tournaments"][1].update(fee=5)
+    data["sit_and_gos"][0].update(fee=1)
+    return schedule_from_mapping(data, str(QUICK), QUICK.parent)
 
 
 PER_CORE = {"actions_per_s": 100.0, "hands_per_s": 10.0, "seated_players": 500.0, "play_streams": 400.0}

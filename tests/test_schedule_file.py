@@ -112,6 +112,13 @@ BAD = [
     ("tournaments[0].players", {"think_s": {"dist": "gamma"}}, "tournaments[0].players.think_s.dist: expected fixed"),
     ("tournaments[0].name", _DELETE, "tournaments[0].name: required"),
     ("tournaments[0].colour", "red", "tournaments[0].colour: unknown field"),
+    ("tournaments[0].guarantee", -1, "tournaments[0].guarantee: must be at least 0, got -1"),
+    ("tournaments[0].guarantee", "lots", "tournaments[0].guarantee: expected a number, got 'lots'"),
+    ("tournaments[0].fee", -0.5, "tournaments[0].fee: must be at least 0, got -0.5"),
+    ("tournaments[0].seats_to", "Nowhere", "tournaments[0].seats_to: 'Nowhere' is not a tournament of the schedule"),
+    ("tournaments[0].seats_to", "Stud", "tournaments[0].seats_to: the seats go round in a loop: Stud -> Stud"),
+    ("tournaments[0].seats_to", ["Stud"], "tournaments[0].seats_to: expected text"),
+    ("recurring", "yes", "recurring: expected true or false, got 'yes'"),
     ("dealing", {"card_s": -1}, "dealing.card_s: must be at least 0, got -1"),
     ("dealing", {"pause_s": 1}, "dealing.pause_s: unknown field"),
     ("tournaments", {"a": 1}, "tournaments: expected a list"),
@@ -146,6 +153,42 @@ def test_what_the_structure_does_not_offer_is_refused() -> None:
         _parse(twice)
 
 
+def test_a_satellite_needs_a_registering_tournament_with_a_buy_in_and_no_loop(tmp_path: Path) -> None:
+    def day(*tournaments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {"tournaments": [{"start": "18:00", "structure": "../tournaments/stud-mtt.yaml", "entrants": 50, **t}
+                                for t in tournaments], **extra}
+
+    main = {"name": "Main"}
+    parsed = _parse(day(main, {"name": "Sat", "start": "17:00", "structure": "../tournaments/stud-satellite.yaml",
+                                "seats_to": "Main"}))
+    assert parsed.event("Sat").satellite == spec.Satellite("Main", 100) and parsed.event("Main").satellite is None
+    assert parsed.satellites_of("Main") == (parsed.event("Sat"),)
+    late = {"name": "Sat", "start": "23:00", "seats_to": "Main"}  # Main's late registration ends at 21:10
+    with pytest.raises(FieldError, match=r"tournaments\[1\]\.seats_to: 'Main' closes its registration at 21:10, "
+                                         r"before this satellite starts \(23:00\)"):
+        _parse(day(main, late))
+    loop = day({"name": "A", "seats_to": "B"}, {"name": "B", "seats_to": "C"}, {"name": "C", "seats_to": "A"})
+    with pytest.raises(FieldError, match=r"tournaments\[0\]\.seats_to: the seats go round in a loop: A -> B -> C -> A"):
+        _parse(loop)
+    chain = _parse(day(main, {"name": "Sat", "seats_to": "Main"}, {"name": "Mega", "seats_to": "Sat"}))
+    assert chain.event("Mega").satellite == spec.Satellite("Sat", 100)
+    sng = day({"name": "Sat", "seats_to": "Spin"},
+              sit_and_gos=[{"name": "Spin", "structure": "../tournaments/5stud-sng.yaml", "arrivals_per_minute": 1}])
+    with pytest.raises(FieldError, match=r"seats_to: 'Spin' is a sit-and-go series: seats go to a scheduled"):
+        _parse(sng)
+    free = tmp_path / "freeroll.yaml"
+    free.write_text((BASE.parent / "tournaments" / "stud-mtt.yaml").read_text().replace("buy_in: 100", "buy_in: 0"))
+    freeroll = day({"name": "Free", "structure": str(free)}, {"name": "Sat", "seats_to": "Free"})
+    with pytest.raises(FieldError, match=r"seats_to: 'Free' has no buy-in .*: a seat would be worth nothing"):
+        _parse(freeroll)
+    series = {"sit_and_gos": [{"name": "Spin", "structure": "../tournaments/5stud-sng.yaml", "arrivals_per_minute": 1,
+                               "fee": -1}]}
+    with pytest.raises(FieldError, match=r"sit_and_gos\[0\]\.fee: must be at least 0, got -1"):
+        _parse(series)
+    with pytest.raises(FieldError, match=r"sit_and_gos\[0\]\.guarantee: unknown field"):
+        _parse({"sit_and_gos": [{**series["sit_and_gos"][0], "fee": 1, "guarantee": 100}]})
+
+
 def test_the_command_refuses_a_bad_file_before_ray_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "day.yaml"
     bad.write_text("tournaments: [{name: a, start: '18:00', structure: nowhere.yaml, entrants: 9}]")
@@ -160,6 +203,10 @@ def test_the_command_refuses_a_bad_file_before_ray_starts(tmp_path: Path, capsys
         main(["schedule", str(QUICK), "--replications", "0"])
     assert caught.value.code == 2
     assert "argument --replications: must be at least 1, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as caught:
+        main(["schedule", str(QUICK), "--overlay-risk", "0.7"])
+    assert caught.value.code == 2
+    assert "argument --overlay-risk: must be at most 0.5, got 0.7" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- docs/schedules.md

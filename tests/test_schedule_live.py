@@ -46,6 +46,12 @@ def test_a_schedule_the_live_room_cannot_play_is_refused_naming_the_flag(
                    .replace("../tournaments/", f"{ROOT}/sim/tournaments/"))
     assert main(["schedule", str(day), "--live", "--out", str(out)]) == 2
     assert "--live: " + f"{day}: tournaments[0].late_registration.share: " in capsys.readouterr().err
+    once = tmp_path / "once.yaml"  # the validation day, but recurring: a live day is played once
+    once.write_text(VALIDATION.read_text().replace("recurring: false", "recurring: true")
+                    .replace("../tournaments/", f"{ROOT}/sim/tournaments/"))
+    assert main(["schedule", str(once), "--live", "--out", str(out)]) == 2
+    assert f"--live: {once}: recurring: a live day is played once" in capsys.readouterr().err
+    assert not out.exists()
 
 
 @run_async

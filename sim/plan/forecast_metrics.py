@@ -12,8 +12,9 @@ long-running ``tablestorm plan --serve-metrics`` follows the day. Every gauge (:
 - ``tablestorm_forecast_cores_needed{quantile}``, ``tablestorm_forecast_nodes_needed{quantile}``:
   the plan's cores (headroom included) and nodes for that band.
 
-A minute past the schedule's last row forecasts zero; the rows past 24:00 (events running into the
-next day) are not added to the next day's first minutes.
+A minute past the schedule's last row forecasts zero. A recurring day's rows already hold the
+evening's tail in their small hours; a single day's rows past 24:00 are not added to the next day's
+first minutes.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ import yaml
 from tablestorm.sim.plan.inputs import Capacity, ScheduleDemand
 from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP, raycluster
 from tablestorm.sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size, whole
-from tablestorm.sim.schedule.result import clock
+from tablestorm.sim.schedule.spec import clock
 
 __all__ = ["JSON_NAME", "MANIFEST_NAME", "QUANTITIES", "SCHEMA", "Settings", "build_plan", "minute_sizes", "write_plan"]
 

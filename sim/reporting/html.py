@@ -68,6 +68,8 @@ FAIL_BADGE: Final = '<span class="badge fail">FAIL</span>'
 INTERRUPTED: Final = '<span class="verdict caution">INTERRUPTED</span>'
 """The header's badge for a run a signal stopped early: what it shows is partial, so it is no pass
 (a failure it found still shows as one)."""
+IMPLAUSIBLE_BADGE: Final = '<span class="verdict caution">IMPLAUSIBLE</span>'
+"""Ran and conserved its chips, but some of what it played does not look like real play (a banner says what)."""
 
 
 def escape(text: object) -> str:
@@ -151,6 +153,11 @@ def game(code: str) -> str:
 
 def empty(caption: str, message: str) -> str:
     return figure(caption, f'<div class="empty">{escape(message)}</div>')
+
+
+def note(text: str) -> str:
+    """A quiet line of context: how to read what follows."""
+    return f'<p class="meta">{escape(text)}</p>'
 
 
 def banner(text: str, kind: str = "warn") -> str:

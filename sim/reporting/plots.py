@@ -298,19 +298,44 @@ def bars(
     return _svg(figure, axes, title)
 
 
-def gantt(spans: Sequence[Span], *, title: str, xlabel: str, clock: bool = False) -> str:
+def _laid(start: float, end: float, period: float | None) -> list[tuple[float, float]]:
+    """``[start, end]`` as it falls on an axis of one ``period`` (cut where it wraps), or as it is."""
+    if period is None:
+        return [(start, end)]
+    pieces = []
+    while True:
+        base = start // period * period
+        stop = min(end, base + period)
+        pieces.append((start - base, stop - base))
+        if stop >= end:
+            return pieces
+        start = stop
+
+
+def gantt(spans: Sequence[Span], *, title: str, xlabel: str, clock: bool = False,
+          period: float | None = None) -> str:
     """A row per span: a bar from its start to its p50 end, the p10-p90 spread of the end beside it;
-    ``clock``: the times are hours of the day. Twice a chart's width: it takes the page's."""
+    ``clock``: the times are hours of the day; with ``period`` the axis is one period and what runs
+    past its end goes on from its start (a day that recurs: an evening's events end in the small
+    hours). Twice a chart's width: it takes the page's."""
     figure, axes = _axes(xlabel, "", (2 * _SIZE[0], 0.3 * len(spans) + 1.0))
+    wrapped = False
     for row, span in enumerate(spans):
-        axes.barh(row, span.end - span.start, left=span.start, color=BLUE, height=0.6,
-                  label="start to p50 end" if row == 0 else None)
-        axes.plot([span.end_low, span.end_high], [row, row], color=ORANGE, linewidth=2.4, solid_capstyle="butt",
-                  label="p10-p90 end" if row == 0 else None)
+        bars, ends = _laid(span.start, span.end, period), _laid(span.end_low, span.end_high, period)
+        for k, (left, right) in enumerate(bars):
+            axes.barh(row, right - left, left=left, color=BLUE, height=0.6,
+                      label="start to p50 end" if row == 0 and k == 0 else None)
+        for k, (left, right) in enumerate(ends):
+            axes.plot([left, right], [row, row], color=ORANGE, linewidth=2.4, solid_capstyle="butt",
+                      label="p10-p90 end" if row == 0 and k == 0 else None)
+        wrapped = wrapped or len(bars) > 1 or len(ends) > 1
     axes.set_yticks(range(len(spans)), [s.label for s in spans])
     axes.invert_yaxis()
     axes.grid(axis="y", visible=False)
     if clock:
-        _clock_axis(axes, [t for s in spans for t in (s.start, s.end_high)])
+        laid = [t for s in spans for piece in _laid(s.start, s.end_high, period) for t in piece]
+        _clock_axis(axes, laid)
+    if wrapped and period is not None:
+        axes.set_xlim(0, period)
     return _svg(figure, axes, title)
 

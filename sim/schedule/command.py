@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
 from tablestorm.sim.inputs import COUNT, SEED, flag
+from tablestorm.sim.schedule.money import DEFAULT_RISK, RISK
 
 if TYPE_CHECKING:
     from tablestorm.sim.cluster.interruption import Interruption
@@ -83,7 +84,7 @@ def _run(args: argparse.Namespace, interruption: Interruption) -> int:
                   file=sys.stderr)
             return EXIT_STATUS
         with interruption.shielded():
-            data = build_schedule(run, run_metadata(args.command_line, started))
+            data = build_schedule(run, run_metadata(args.command_line, started), overlay_risk=args.overlay_risk)
         if args.live and not interruption.requested.is_set():
             live = _live(schedule, data, seed, args.replications, out, interruption)
     except TaskError as exc:
@@ -146,14 +147,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     Exit status: 0 done, chips conserved; 1 a tournament did not conserve its chips (TOURN-11) or
     failed, or a live one did not finish; 2 a bad flag or file, or Ray out of reach; 130
     interrupted (the completed replications are written).
+
+    Per event also its guarantee's overlay (P(overlay), the mean, p95), the fees, the largest
+    guarantee at --overlay-risk, its peak tables and seated players; the day's total overlay.
+    To compare two runs of a day (a what-if): tablestorm schedule compare A.json B.json.
     """
-    p = sub.add_parser("schedule", help="simulate a day's tournament schedule (replications on Ray)",
+    p = sub.add_parser("schedule", help="simulate a day's tournament schedule (replications on Ray); "
+                       "'schedule compare A.json B.json' compares two runs",
                        description=register.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("schedule", metavar="SCHEDULE", help="schedule file (YAML; examples in sim/schedules/)")
     p.add_argument("--replications", type=flag(COUNT), default=DEFAULT_REPLICATIONS,
                    help=f"days to simulate (default {DEFAULT_REPLICATIONS})")
     p.add_argument("--seed", type=flag(SEED), default=None,
                    help="root seed of every draw (default: a random one, written to schedule.json)")
+    p.add_argument("--overlay-risk", type=flag(RISK), default=DEFAULT_RISK, metavar="SHARE",
+                   help="the share of days a guarantee may fall short on: each tournament's guarantee_at_risk is "
+                   f"the largest its pools miss on at most that share of the replications (default {DEFAULT_RISK})")
     p.add_argument("--live", action="store_true",
                    help="then play the day live (table hosts, a tournament server and bots on Ray, the schedule's "
                    "clock) and compare its tables and hands/s per minute with the forecast's p10-p90 band")

@@ -22,8 +22,9 @@ the tables at the start of the minute, the hands dealt within it (the tournament
 What a live run can play is what the forecast's model and the live room share (:func:`live_problems`):
 scheduled tournaments whose whole field registers before the start, on tables that deal at once
 (``dealing.card_s: 0``; the pause between hands, ``dealing.between_hands_s``, is the tournament
-server's before each deal). Sit-and-gos on demand and late registrants would need players
-arriving on the clock, which the live room does not do yet.
+server's before each deal), as a day played once (``recurring: false``), without satellites.
+Sit-and-gos on demand, late registrants and satellites' winners would need players arriving on the
+clock, which the live room does not do yet.
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ from typing import Any, TextIO
 from tablestorm.sim.cluster.interruption import Interruption, abort_in
 from tablestorm.sim.schedule.forecast import field_size
 from tablestorm.sim.schedule.replication import draws
-from tablestorm.sim.schedule.result import clock
-from tablestorm.sim.schedule.spec import Schedule, Tournament
+from tablestorm.sim.schedule.spec import Schedule, Tournament, clock
 from tablestorm.sim.tournament.live_run import LiveRoom, entrants_of
 
 __all__ = ["LiveDay", "LiveMinute", "live_problems", "median_field", "play_live"]
@@ -66,9 +66,15 @@ def live_problems(schedule: Schedule) -> list[str]:
         if event.late_share:
             problems.append(f"tournaments[{k}].late_registration.share: a live run registers every player "
                             "before the start; late registrants are not played live yet")
+        if event.satellite is not None:
+            problems.append(f"tournaments[{k}].seats_to: a live run registers every field before the day starts; "
+                            "satellites' winners are not played live yet")
     if len(tournaments) < len(schedule.events):
         problems.append("sit_and_gos: a live run plays scheduled tournaments only; sit-and-gos started on "
                         "demand are not played live yet")
+    if schedule.recurring:
+        problems.append("recurring: a live day is played once, from its first start; its forecast must be a single "
+                        "day's too (recurring: false), not one whose small hours hold the evening's tail")
     return problems
 
 

@@ -3,7 +3,9 @@
 The caller connects first (:func:`tablestorm.sim.cluster.connection.connect`: a new loopback Ray, or ``--address``);
 :func:`run_schedule` submits every task at once, spread over the nodes (``SPREAD``), largest
 first within each replication (the forecast's players stand for a task's size: big tasks started
-early leave small ones to fill the cores at the end), and collects results as they come. Each
+early leave small ones to fill the cores at the end), and collects results as they come. A
+satellite's target takes its satellites' results as arguments: Ray starts it once they are in.
+Each
 task reports its own wall and CPU seconds and its node, so the run can tell the simulation's time
 from Ray's overhead (``wall_s`` x cores minus the tasks' seconds).
 
@@ -22,7 +24,7 @@ from typing import Any
 
 from tablestorm.sim.cluster.interruption import Interruption, abort_in
 from tablestorm.sim.schedule.progress import Progress
-from tablestorm.sim.schedule.replication import EventRun, play_event
+from tablestorm.sim.schedule.replication import EventRun, play_event, satellites_first
 from tablestorm.sim.schedule.spec import Event, Schedule
 
 __all__ = ["ScheduleRun", "TaskError", "run_schedule"]
@@ -64,11 +66,13 @@ class ScheduleRun:
         return max(0.0, 1.0 - self.task_seconds / capacity) if capacity > 0 else 0.0
 
 
-def _task(event: Event, root: int, replication: int) -> tuple[EventRun, str]:
-    """What a Ray worker runs: one event of one replication, and the node it ran on."""
+def _task(event: Event, root: int, replication: int, *satellites: tuple[EventRun, str]) -> tuple[EventRun, str]:
+    """What a Ray worker runs: one event of one replication (after its ``satellites``' tasks), and
+    the node it ran on."""
     import ray
 
-    return play_event(event, root, replication), ray.get_runtime_context().get_node_id()
+    run = play_event(event, root, replication, *(done for done, _ in satellites))
+    return run, ray.get_runtime_context().get_node_id()
 
 
 def run_schedule(
@@ -87,12 +91,15 @@ def run_schedule(
     interruption = interruption or Interruption()
     cores = float(ray.cluster_resources().get("CPU", 1.0))
     remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_task)
-    order = sorted(schedule.events, key=lambda e: -e.expected_players)
+    order = satellites_first(schedule, sorted(schedule.events, key=lambda e: -e.expected_players))
     jobs: dict[Any, tuple[int, Event]] = {}
     started = time.perf_counter()
     for replication in replications:
+        refs: dict[str, Any] = {}
         for event in order:
-            jobs[remote.remote(event, root_seed, replication)] = (replication, event)
+            feeders = (refs[s.name] for s in schedule.satellites_of(event.name))
+            refs[event.name] = remote.remote(event, root_seed, replication, *feeders)
+            jobs[refs[event.name]] = (replication, event)
     work = {ref: 1.0 + event.expected_players for ref, (_, event) in jobs.items()}
     bar = Progress(len(replications), len(jobs), sum(work.values())) if progress else None
     left = {r: len(schedule.events) for r in replications}

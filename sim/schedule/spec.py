@@ -8,6 +8,7 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
       think_s: {dist: uniform, min: 1, max: 5}
       sitting_out: 0.02
     dealing: {between_hands_s: 15, card_s: 0.15, action_s: 0}  # the tables' own time (default: online)
+    recurring: true                           # the room runs every day: the evening's tail is the small hours'
     tournaments:                              # scheduled multi-table tournaments
       - name: Stud Daily
         start: "18:00"                        # HH:MM from midnight (or minutes)
@@ -15,10 +16,18 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
         entrants: {dist: lognormal, median: 180, sigma: 0.3}
         late_registration: {share: 0.3, curve: [4, 2, 1, 1]}
         reentry_rate: 0.2
+        guarantee: 16000                      # money the room pays up to when the pool falls short
+        fee: 9                                # the room's rake per entry
+      - name: Stud Daily Satellite
+        start: "16:30"
+        structure: ../tournaments/stud-satellite.yaml
+        entrants: {dist: lognormal, median: 50, sigma: 0.3}
+        seats_to: Stud Daily                  # its pool buys seats of Stud Daily (each its buy-in)
     sit_and_gos:                              # started whenever a table's worth of players waits
       - name: 5 Card Stud SNG
         structure: ../tournaments/5stud-sng.yaml
         arrivals_per_minute: [0.4, 0.3, ...]  # by hour of day: 24 values (or one for all day)
+        fee: 1
 
 :func:`load_schedule` reads and checks the whole file before anything runs: a bad value raises a
 :class:`~tablestorm.services.fields.FieldError` naming the file and the field's path
@@ -27,7 +36,8 @@ One YAML file per day (examples in ``sim/schedules/``; every key in docs/schedul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -46,32 +56,47 @@ __all__ = [
     "DEALING_KEYS",
     "ENTRANTS_KEYS",
     "LATE_KEYS",
+    "MINUTES_PER_DAY",
     "PLAYERS_KEYS",
     "SCHEDULE_KEYS",
     "SIT_AND_GO_KEYS",
     "TOURNAMENT_KEYS",
     "Event",
+    "Satellite",
     "Schedule",
     "SitAndGos",
     "Tournament",
+    "clock",
+    "day_clock",
     "late_registration_closes",
     "load_schedule",
     "schedule_from_mapping",
 ]
 
-SCHEDULE_KEYS: Final = ("name", "players", "dealing", "tournaments", "sit_and_gos")
+SCHEDULE_KEYS: Final = ("name", "recurring", "players", "dealing", "tournaments", "sit_and_gos")
 """The keys of a schedule file (docs/schedules.md documents each; a test keeps the two in step)."""
-TOURNAMENT_KEYS: Final = ("name", "start", "structure", "entrants", "late_registration", "reentry_rate", "players")
-SIT_AND_GO_KEYS: Final = ("name", "structure", "arrivals_per_minute", "players")
+TOURNAMENT_KEYS: Final = ("name", "start", "structure", "entrants", "late_registration", "reentry_rate", "guarantee",
+                          "fee", "seats_to", "players")
+SIT_AND_GO_KEYS: Final = ("name", "structure", "arrivals_per_minute", "fee", "players")
 ENTRANTS_KEYS: Final = ("dist", "value", "mean", "sd", "median", "sigma", "values")
 LATE_KEYS: Final = ("share", "curve")
 PLAYERS_KEYS: Final = ("bots", "think_s", "sitting_out")
 DEALING_KEYS: Final = ("between_hands_s", "card_s", "action_s")
 
-DAY_S: Final = 86_400.0
+MINUTES_PER_DAY: Final = 24 * 60
 FIELD: Final = Bound(minimum=MINIMUM_FIELD)
 WHOLE_FIELD: Final = Bound(minimum=MINIMUM_FIELD, integer=True)
 MINUTE_OF_DAY: Final = Bound(maximum=24 * 60 - 1, integer=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Satellite:
+    """A satellite's prize pool buys seats of another tournament, each worth that one's buy-in."""
+
+    target: str
+    """The tournament whose seats it awards (its ``seats_to``)."""
+    seat: int
+    """What a seat is worth: the target's buy-in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +118,21 @@ class Tournament:
     players: Players
     dealing: DealingModel = ONLINE_DEALING
     """The tables' own time (the schedule's ``dealing``: the room's, shared by every event)."""
+    guarantee: float | None = None
+    """The prize pool the room promises: it pays the difference (the overlay) when entries fall short."""
+    fee: float = 0.0
+    """The room's rake per entry (re-entries included), on top of the buy-in."""
+    satellite: Satellite | None = None
+    """Set for a satellite: whose seats its pool buys."""
 
     @property
     def expected_players(self) -> float:
         return self.entrants.mean
+
+    @property
+    def registration_closes_s(self) -> float:
+        """Seconds from midnight at which its registration closes: the start, or the end of late registration."""
+        return self.start_s + late_registration_closes(self.structure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +146,8 @@ class SitAndGos:
     players: Players
     dealing: DealingModel = ONLINE_DEALING
     """The tables' own time (the schedule's ``dealing``)."""
+    fee: float = 0.0
+    """The room's rake per entry."""
 
     @property
     def seats(self) -> int:
@@ -119,6 +157,16 @@ class SitAndGos:
     @property
     def expected_players(self) -> float:
         return self.rate.daily
+
+    @property
+    def guarantee(self) -> None:
+        """A sit-and-go's pool is its seats' buy-ins: nothing to guarantee."""
+        return None
+
+    @property
+    def satellite(self) -> None:
+        """Sit-and-gos award no seats of another event."""
+        return None
 
 
 Event = Tournament | SitAndGos
@@ -133,11 +181,36 @@ class Schedule:
     source: str
     """The file it was read from."""
     events: tuple[Event, ...]
+    recurring: bool = True
+    """The room runs this day every day: each replication's tail past midnight is also its small hours'."""
 
     @property
     def games(self) -> tuple[str, ...]:
         """The games played (their codes), in the order the schedule first names them."""
         return tuple(dict.fromkeys(e.structure.game.code for e in self.events))
+
+    def event(self, name: str) -> Event:
+        """The event called ``name`` (KeyError if none is)."""
+        for event in self.events:
+            if event.name == name:
+                return event
+        raise KeyError(name)
+
+    def satellites_of(self, name: str) -> tuple[Tournament, ...]:
+        """The satellites whose seats go to the event ``name``."""
+        return tuple(e for e in self.events if isinstance(e, Tournament) and e.satellite and e.satellite.target == name)
+
+
+def clock(minute: int) -> str:
+    """``HH:MM`` of a minute from midnight (``25:30`` is 01:30 the next day)."""
+    return f"{minute // 60:02d}:{minute % 60:02d}"
+
+
+def day_clock(minute: int) -> str:
+    """``HH:MM`` within the day, ``+1d`` after it for a minute of the next day (``01:30 +1d``): a
+    report's clock for a room that runs every day."""
+    days, within = divmod(minute, MINUTES_PER_DAY)
+    return clock(within) + (f" +{days}d" if days else "")
 
 
 def late_registration_closes(structure: TournamentStructure) -> float:
@@ -260,6 +333,8 @@ def _tournament(value: Any, path: str, base: Path, players: Players, dealing: De
     reentry = PROBABILITY.check(spec.get("reentry_rate", 0.0), f"{path}.reentry_rate")
     if reentry and structure.reentry.max_entries < 2:
         raise FieldError(f"{path}.reentry_rate", f"the structure ({written}) allows no re-entry (reentry.max_entries)")
+    guarantee = spec.get("guarantee")
+    seats_to = spec.get("seats_to")
     return Tournament(
         name=_text(spec["name"], f"{path}.name"),
         start_s=_start(spec["start"], f"{path}.start"),
@@ -271,6 +346,9 @@ def _tournament(value: Any, path: str, base: Path, players: Players, dealing: De
         reentry_rate=reentry,
         players=_players(spec.get("players"), f"{path}.players", players),
         dealing=dealing,
+        guarantee=None if guarantee is None else NON_NEGATIVE.check(guarantee, f"{path}.guarantee"),
+        fee=NON_NEGATIVE.check(spec.get("fee", 0.0), f"{path}.fee"),
+        satellite=None if seats_to is None else Satellite(_text(seats_to, f"{path}.seats_to"), seat=0),
     )
 
 
@@ -300,7 +378,41 @@ def _sit_and_gos(value: Any, path: str, base: Path, players: Players, dealing: D
         rate=HourlyRate(per_minute),
         players=_players(spec.get("players"), f"{path}.players", players),
         dealing=dealing,
+        fee=NON_NEGATIVE.check(spec.get("fee", 0.0), f"{path}.fee"),
     )
+
+
+def _satellites(tournaments: Sequence[Tournament], series: Sequence[SitAndGos]) -> list[Tournament]:
+    """``tournaments`` with each satellite's seat worth its target's buy-in, once every ``seats_to``
+    names a tournament that is still registering when the satellite starts, and no chain loops."""
+    by_name = {t.name: t for t in tournaments}
+    resolved = []
+    for k, event in enumerate(tournaments):
+        if event.satellite is None:
+            resolved.append(event)
+            continue
+        path, name = f"tournaments[{k}].seats_to", event.satellite.target
+        target = by_name.get(name)
+        if target is None:
+            kind = "a sit-and-go series" if any(s.name == name for s in series) else "not a tournament of the schedule"
+            raise FieldError(path, f"{name!r} is {kind}: seats go to a scheduled tournament")
+        chain = [event.name]
+        while target is not None and target.name not in chain:
+            chain.append(target.name)
+            target = by_name[target.satellite.target] if target.satellite else None
+        if target is not None:
+            raise FieldError(path, f"the seats go round in a loop: {' -> '.join([*chain, target.name])}")
+        target = by_name[name]
+        if target.structure.buy_in <= 0:
+            raise FieldError(path, f"{name!r} has no buy-in ({target.structure_file}): a seat would be worth nothing")
+        if event.start_s >= target.registration_closes_s:
+            closes, starts = (clock(round(s / 60)) for s in (target.registration_closes_s, event.start_s))
+            raise FieldError(path, f"{name!r} closes its registration at {closes}, before this satellite starts "
+                             f"({starts})")
+        resolved.append(replace(event, satellite=Satellite(name, target.structure.buy_in)))
+    return resolved
+
+
 
 
 def schedule_from_mapping(data: Any, source: str, base: Path) -> Schedule:
@@ -314,23 +426,33 @@ def schedule_from_mapping(data: Any, source: str, base: Path) -> Schedule:
         raise exc.within(f"{source}: ") from None
 
 
+def _listed(spec: dict[str, Any], key: str) -> list[Any]:
+    listed = spec.get(key) or []
+    if not isinstance(listed, list):
+        raise FieldError(key, f"expected a list, got {type(listed).__name__}")
+    return listed
+
+
 def _schedule(data: dict[str, Any], source: str, base: Path) -> Schedule:
     spec = mapping(data, "schedule", SCHEDULE_KEYS)
     players = _players(spec.get("players"), "players", Players())
     dealing = _dealing(spec.get("dealing"), "dealing")
-    events: list[Event] = []
-    for key, build in (("tournaments", _tournament), ("sit_and_gos", _sit_and_gos)):
-        listed = spec.get(key) or []
-        if not isinstance(listed, list):
-            raise FieldError(key, f"expected a list, got {type(listed).__name__}")
-        events += [build(item, f"{key}[{i}]", base, players, dealing) for i, item in enumerate(listed)]
+    recurring = spec.get("recurring", True)
+    if not isinstance(recurring, bool):
+        raise FieldError("recurring", f"expected true or false, got {recurring!r}")
+    tournaments = [_tournament(item, f"tournaments[{i}]", base, players, dealing)
+                   for i, item in enumerate(_listed(spec, "tournaments"))]
+    series = [_sit_and_gos(item, f"sit_and_gos[{i}]", base, players, dealing)
+              for i, item in enumerate(_listed(spec, "sit_and_gos"))]
+    events: list[Event] = [*tournaments, *series]
     if not events:
         raise FieldError("tournaments", "a schedule needs at least one tournament or sit_and_gos entry")
     names = [e.name for e in events]
     for name in names:
         if names.count(name) > 1:
             raise FieldError("name", f"{name!r} is used twice; every event needs its own name")
-    return Schedule(name=_text(spec.get("name", Path(source).stem), "name"), source=source, events=tuple(events))
+    return Schedule(name=_text(spec.get("name", Path(source).stem), "name"), source=source,
+                    events=(*_satellites(tournaments, series), *series), recurring=recurring)
 
 
 def load_schedule(path: str | Path) -> Schedule:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from tablestorm.sim.schedule.live import LiveDay
-from tablestorm.sim.schedule.result import clock
+from tablestorm.sim.schedule.spec import clock
 
 __all__ = ["COMPARED", "compare"]
 
