@@ -144,17 +144,18 @@ def _mark(axes: Any, hlines: Sequence[Mark], vlines: Sequence[Mark], *, in_legen
                           fontsize=8, rotation=90, ha="right", va="top", bbox=_HALO)
 
 
-def _clock(hours: float, _: object = None) -> str:
-    minutes = round(hours * 60)
+def _clock(hours: float, _: object = None, *, period: float | None = None) -> str:
+    minutes = round((hours % period if period else hours) * 60)
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _clock_axis(axes: Any, x: Sequence[float]) -> None:
-    """An x axis of hours of the day, ticked on round times and labelled as a clock (12:30)."""
+def _clock_axis(axes: Any, x: Sequence[float], period: float | None = None) -> None:
+    """An x axis of hours of the day, ticked on round times and labelled as a clock (12:30); with
+    ``period`` the labels wrap (a recurring day's axis ends at 00:00, not 24:00)."""
     span = max(x) - min(x) if x else 0.0
     step = next((s for s in (0.25, 0.5, 1.0, 2.0, 3.0) if span / s <= 8), 6.0)
     axes.xaxis.set_major_locator(ticker.MultipleLocator(step))
-    axes.xaxis.set_major_formatter(ticker.FuncFormatter(_clock))
+    axes.xaxis.set_major_formatter(ticker.FuncFormatter(lambda h, _: _clock(h, period=period)))
 
 
 def _lone(ys: Sequence[float]) -> list[int]:
@@ -334,7 +335,7 @@ def gantt(spans: Sequence[Span], *, title: str, xlabel: str, clock: bool = False
     axes.grid(axis="y", visible=False)
     if clock:
         laid = [t for s in spans for piece in _laid(s.start, s.end_high, period) for t in piece]
-        _clock_axis(axes, laid)
+        _clock_axis(axes, laid, period)
     if wrapped and period is not None:
         axes.set_xlim(0, period)
     return _svg(figure, axes, title)
