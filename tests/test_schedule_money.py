@@ -213,6 +213,22 @@ def test_sanity_flags_are_counted_per_event_and_named_on_the_report() -> None:
     assert ">PASS<" in render_schedule_html(clean) and not clean["warnings"]
 
 
+def test_a_rare_flag_is_listed_but_does_not_make_the_day_implausible() -> None:
+    """One flagged tournament of 30 (under EVENT_SHARE) is chance: shown in the table, no warning,
+    the badge still PASS; two of 30 (over 5 %) make the event and the day IMPLAUSIBLE."""
+    day = _schedule(Plain={})
+    deep = ("ended_deep", "it ended with 90 big bets in play: real events end at 10-40")
+    shape = _counts([1, 1])
+    rare = build_schedule(_run(day, {"Plain": [(720, shape, _outcome(sanity=(deep,)))]
+                                     + [(720, shape, _outcome())] * 29}), METADATA)
+    assert rare["events"][0]["sanity"]["ended_deep"]["tournaments"] == 1 and not rare["warnings"]
+    html = render_schedule_html(rare)
+    assert ">PASS<" in html and "1 of 30" in html
+    frequent = build_schedule(_run(day, {"Plain": [(720, shape, _outcome(sanity=(deep,)))] * 2
+                                         + [(720, shape, _outcome())] * 28}), METADATA)
+    assert frequent["warnings"] and "IMPLAUSIBLE" in render_schedule_html(frequent)
+
+
 # ----------------------------------------------------------------------------- satellites
 
 

@@ -37,7 +37,7 @@ from tablestorm.sim.reporting.html import (
 )
 from tablestorm.sim.reporting.style import BLUE, ORANGE, game_colour, game_name
 from tablestorm.sim.schedule.progress import duration
-from tablestorm.sim.schedule.result import DEMAND, PERCENTILES
+from tablestorm.sim.schedule.result import DEMAND, PERCENTILES, implausible
 from tablestorm.sim.schedule.spec import MINUTES_PER_DAY, clock, day_clock
 
 __all__ = ["HTML_NAME", "render_schedule_html", "write_schedule_html"]
@@ -260,7 +260,7 @@ def render_schedule_html(data: Mapping[str, Any]) -> str:
     body.append(section("The peak and the run", key_values(f"peak at {peak['time']}", peak_values)
                         + key_values("run", run_values), "tables"))
     interrupted = run["interrupted"] or (data.get("live") or {}).get("interrupted")
-    flagged = any(e["sanity"] for e in data["events"])
+    flagged = any(implausible(e) for e in data["events"])
     badge = (FAIL_BADGE if not data["chips_conserved"] else INTERRUPTED if interrupted
              else IMPLAUSIBLE_BADGE if flagged else PASS_BADGE)
     return page(f"Schedule: {run['schedule']['name']}", meta, badge, body,

@@ -76,6 +76,7 @@ from tablestorm.sim.schedule.money import DEFAULT_RISK, break_even_entries, guar
 from tablestorm.sim.schedule.replication import EventRun
 from tablestorm.sim.schedule.runner import ScheduleRun
 from tablestorm.sim.schedule.spec import MINUTES_PER_DAY, Event, Tournament, clock
+from tablestorm.sim.tournament.sanity import EVENT_SHARE
 
 __all__ = [
     "CSV_NAME",
@@ -299,12 +300,20 @@ def _day_totals(events: Sequence[Mapping[str, Any]], total: Counts, risk: float)
     }
 
 
+def implausible(event: Mapping[str, Any]) -> bool:
+    """Whether at least :data:`~tablestorm.sim.tournament.sanity.EVENT_SHARE` of an event's
+    tournaments were flagged (by any flag)."""
+    played = sum(v for v in event["tournaments"]["values"] if v is not None)
+    flagged = max((flag["tournaments"] for flag in event["sanity"].values()), default=0)
+    return bool(played) and flagged >= EVENT_SHARE * played
+
+
 def _sanity_warning(events: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line naming every event with flagged tournaments, with how many of them and which flags
-    (each flag's words are in the events' ``sanity``)."""
+    """One line naming every event with too many flagged tournaments (:func:`implausible`), with
+    how many of them and which flags (each flag's words are in the events' ``sanity``)."""
     named = []
     for e in events:
-        if e["sanity"]:
+        if implausible(e):
             played = round(sum(v for v in e["tournaments"]["values"] if v is not None))
             codes = ", ".join(f"{code} x{flag['tournaments']}" for code, flag in e["sanity"].items())
             named.append(f"{e['name']} ({codes} of {played})")

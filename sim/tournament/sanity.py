@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["DEEP_END_UNITS", "HANDS_PER_ENTRY", "LONE_WAIT_S", "OUTLASTED", "Flag", "check"]
+__all__ = ["DEEP_END_UNITS", "EVENT_SHARE", "HANDS_PER_ENTRY", "LONE_WAIT_S", "OUTLASTED", "Flag", "check"]
 
 DEEP_END_UNITS: Final = 60.0
 """Chips in play over the final big blind (big bet) above which the end came implausibly early:
@@ -22,6 +22,10 @@ HANDS_PER_ENTRY: Final = 5.0
 """Fewer hands than this per entry is implausible: published sit-and-gos play 8 and more (T1)."""
 LONE_WAIT_S: Final = 60.0
 """The last player alone for longer than this, waiting for late registration to close."""
+EVENT_SHARE: Final = 0.05
+"""An event of many tournaments (a day's sit-and-gos, its replications) is judged unlike a real one
+when at least this share of its tournaments is flagged: a rare flag is chance (a lucky early
+stack-off happens in real sit-and-gos too), a frequent one is the play or the structure."""
 OUTLASTED: Final = 3.0
 """The last level of the structure lasting this many times its length: the blinds stopped rising,
 so the duration is the bots', not the structure's."""
