@@ -138,3 +138,25 @@ def test_a_sit_and_go_starts_when_full() -> None:  # TOURN-9
     assert structure.max_entrants == 5 and result.entries == 5
     assert [p["prize"] for p in result.finishing_order] == [*run.director.payouts(), 0, 0, 0]
     assert result.chips_conserved
+
+
+PINNED = {
+    # (example structure, entrants, seed): (hands, virtual seconds, finishing order by player)
+    ("stud8-turbo", 12, 1): (107, 4453.985034825223, "p9 p11 p2 p8 p4 p3 p1 p7 p5 p6 p10 p12"),
+    ("5stud-sng", 8, 2): (115, 5896.9063403954415, "p4 p1 p8 p3 p5 p7 p2 p6"),
+    ("draw-nl-sng", 5, 3): (91, 3480.2397812071645, "p4 p5 p2 p3 p1"),
+}
+
+
+def test_a_seed_plays_the_tournament_it_always_played() -> None:
+    """The default field on example structures of three games (stud hi-lo, five card stud,
+    no-limit draw: percentiles, the low, push or fold, the draw), pinned to the hand and the
+    float: work on speed must not change a single decision. A deliberate change of play re-pins
+    the values and says why."""
+    examples = Path(__file__).resolve().parent.parent / "sim/tournaments"
+    played = {}
+    for name, entrants, seed in PINNED:
+        result = AcceleratedTournament(load_structure(examples / f"{name}.yaml"), entrants=entrants, seed=seed).run()
+        order = " ".join(p["player"] for p in result.finishing_order)
+        played[name, entrants, seed] = (result.hands, result.duration_s, order)
+    assert played == PINNED
