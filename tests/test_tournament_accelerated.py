@@ -74,9 +74,7 @@ def test_a_timed_out_player_is_folded_for_the_rest_of_the_hand_and_back_for_the_
     turns: list[tuple[Hand, list[bool]]] = []
 
     def record(table_id: str, hand: Hand) -> None:
-        table = run.table(table_id)
-        players = [table.seats[k].player_id.split("#")[0] for k in table.hand_seats]  # type: ignore[union-attr]
-        turns.append((hand, [run.profile(p) is asleep for p in players]))
+        turns.append((hand, [profile is asleep for profile in run.dealt_profiles(table_id)]))
 
     run = AcceleratedTournament(FAST, entrants=6, seed=2, profiles=[asleep, awake], observe=record, check_chips=True)
     result = run.run()

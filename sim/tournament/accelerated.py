@@ -158,6 +158,17 @@ class AcceleratedTournament:
         """The engine table open under ``table_id`` (KeyError once closed)."""
         return self._tables[table_id].table
 
+    def dealt_profiles(self, table_id: str) -> tuple[PlayerProfile, ...]:
+        """The profile of each player dealt into the running hand of ``table_id``, in the hand's
+        order of players (who plays the hand an ``observe`` callback is shown)."""
+        table = self._tables[table_id].table
+        profiles = []
+        for k in table.hand_seats:
+            seat = table.seats[k]
+            assert seat is not None  # a seat dealt in is taken
+            profiles.append(self._by_entry[seat.player_id].profile)
+        return tuple(profiles)
+
     # ----------------------------------------------------------------- the run
 
     def run(self) -> TournamentResult:
