@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import pytest
 import yaml
-from schedule_data import PER_CORE, STEADY_MINUTE, capacity_doc, steady_day, write
+from support.running import run_async
+from support.schedules import PER_CORE, STEADY_MINUTE, capacity_doc, steady_day, write
 from test_runtime_metrics import catalogue
-from test_table_service import run_async
 from test_tournament_serve import process, stop
 from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 

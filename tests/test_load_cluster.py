@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import connections_of, outside_loopback
-from ray_nodes import LOOPBACK, loopback_nodes
+from support.loopback import connections_of, outside_loopback
+from support.ray_nodes import LOOPBACK, loopback_nodes
 
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.driver import LoadTest

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from phh_fuzz import FIELDS, MAX_TEXT, TOKENS, Choose, check, mutate, seed_histories, toml_document
+from support.phh_fuzz import FIELDS, MAX_TEXT, TOKENS, Choose, check, mutate, seed_histories, toml_document
 from test_phh_deals import HEADS_UP_STUD
 
 from tablestorm.services.engine import phh

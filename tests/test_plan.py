@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
-from schedule_data import METADATA, PER_CORE, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
+from support.schedules import METADATA, PER_CORE, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
 from test_capacity import _step
 from test_docs import _table as markdown_table
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from charts import SVG, legend, svgs, texts, tick_labels, title
+from support.charts import SVG, legend, svgs, texts, tick_labels, title
 
 from tablestorm.sim.load.live import LiveSnapshot, LiveView, render_block, render_line, snapshot
 from tablestorm.sim.load.report import history_rows, render_html, write_report

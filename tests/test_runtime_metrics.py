@@ -21,7 +21,8 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
-from test_table_service import run_async, serving, stud_options
+from support.running import run_async
+from support.table_server import serving, stud_options
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import VARIANTS
@@ -209,7 +210,7 @@ async def _tournament_exposition() -> str:
 
 def _forecast_exposition(tmp_path: Path) -> str:
     """The forecast gauges of ``tablestorm plan --serve-metrics`` for a steady day's inputs."""
-    from schedule_data import PER_CORE, capacity_doc, steady_day, write
+    from support.schedules import PER_CORE, capacity_doc, steady_day, write
 
     from tablestorm.sim.plan.forecast_metrics import BANDS, ForecastCollector
     from tablestorm.sim.plan.inputs import read_capacity, read_schedule

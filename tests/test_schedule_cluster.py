@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ray_nodes import loopback_nodes
-from schedule_data import QUICK
+from support.ray_nodes import loopback_nodes
+from support.schedules import QUICK
 
 from tablestorm.sim.schedule.replication import replicate
 from tablestorm.sim.schedule.runner import run_schedule

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from schedule_data import ONLINE_DAY, QUICK, ROOT
+from support.schedules import ONLINE_DAY, QUICK, ROOT
 from test_docs import _table as markdown_table
 
 from tablestorm.services.engine import VARIANTS

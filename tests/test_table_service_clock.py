@@ -20,18 +20,10 @@ from collections import defaultdict
 from collections.abc import Callable
 
 import grpc
-from test_table_service import (
-    GateLedger,
-    Replay,
-    Stream,
-    exported,
-    hand_events,
-    play_hand,
-    run_async,
-    seated_table,
-    serving,
-    token,
-)
+from support.running import run_async
+from support.table_replay import Replay, hand_events
+from support.table_server import GateLedger, exported, serving, token
+from support.table_streams import Stream, play_hand, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 

@@ -13,20 +13,11 @@ import logging
 import grpc
 import pytest
 from prometheus_client import generate_latest
-from table_invariants import call_endings, errors
-from test_table_service import (
-    Stream,
-    code_of,
-    exported,
-    narrow_channel,
-    open_streams,
-    play_hand,
-    run_async,
-    seat_players,
-    serving,
-    stud_options,
-    token,
-)
+from support.calls import code_of
+from support.running import run_async
+from support.table_invariants import call_endings, errors
+from support.table_server import exported, narrow_channel, serving, stud_options, token
+from support.table_streams import Stream, open_streams, play_hand, seat_players
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

@@ -38,8 +38,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
-from table_invariants import CALL_TIMEOUT, call_endings, chips_on_tables, errors, leak, seq_break, serving
+from support.table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
+from support.table_invariants import CALL_TIMEOUT, call_endings, chips_on_tables, errors, leak, seq_break, serving
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

@@ -9,8 +9,6 @@
   seat carries another seat's face-down card before that seat's hand is shown (HandShown), a mucked
   hand's or a discard's cards never, and a spectator sees no face-down card at all; the same holds
   for every seat's hand histories (SHOW-4).
-
-Helpers (``serving``, ``Stream``, ``GateLedger``, ``Replay``, ``drive``) are in test_table_service.py.
 """
 
 from __future__ import annotations
@@ -22,23 +20,11 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_table_service import (
-    AMOUNT_KINDS,
-    HIDDEN,
-    TIMEOUT,
-    Decide,
-    Decision,
-    GateLedger,
-    Replay,
-    Stream,
-    drive,
-    exported,
-    hand_events,
-    run_async,
-    seated_table,
-    serving,
-    token,
-)
+from support.running import run_async
+from support.table_invariants import HIDDEN
+from support.table_replay import AMOUNT_KINDS, Replay, hand_events
+from support.table_server import GateLedger, exported, serving, token
+from support.table_streams import TIMEOUT, Decide, Decision, Stream, drive, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import events as ev

@@ -12,7 +12,11 @@ import urllib.request
 
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
-from test_table_service import GateLedger, Stream, code_of, hand_events, run_async, seated_table, serving, token
+from support.calls import code_of
+from support.running import run_async
+from support.table_replay import hand_events
+from support.table_server import GateLedger, serving, token
+from support.table_streams import Stream, seated_table
 from test_table_service_clock import play_script
 
 from tablestorm.services.api import table_service_pb2 as pb

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from interrupting import interrupt_when
+from support.interrupting import interrupt_when
 
 from tablestorm.sim.cli import main
 from tablestorm.sim.cluster import connection

@@ -26,8 +26,8 @@ from pathlib import Path
 import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from support.running import run_async
 from test_cli_inputs import assert_refused, tablestorm
-from test_table_service import run_async
 from test_tournament_service import (
     OPERATOR,
     TIMEOUT,

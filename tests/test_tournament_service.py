@@ -27,7 +27,8 @@ from typing import Any
 
 import grpc
 import pytest
-from test_table_service import assert_every_rpc_served, run_async
+from support.calls import assert_every_rpc_served
+from support.running import run_async
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

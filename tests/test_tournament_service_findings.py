@@ -15,8 +15,8 @@ from typing import Any
 
 import grpc
 import pytest
-from table_invariants import errors
-from test_table_service import run_async
+from support.running import run_async
+from support.table_invariants import errors
 from test_tournament_service import (
     TIMEOUT,
     check_finished,

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from schedule_data import METADATA, capacity_doc, priced_quick, write
-from schedule_data import constructed_run as constructed_day
 from test_capacity import _capacity, _step
 from test_report import constructed_run, summary_of
 
+from support.schedules import METADATA, ROOT, capacity_doc, priced_quick, write
+from support.schedules import constructed_run as constructed_day
 from tablestorm.sim.capacity.report import render_capacity_html
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.report import write_report
@@ -86,7 +86,7 @@ def _plan_report(out: Path) -> Path:
 
 def _benchmark(name: str) -> ModuleType:
     """A script of ``benchmarks/`` (not a package) loaded as a module."""
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent.parent / "benchmarks" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
