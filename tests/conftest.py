@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -27,3 +30,19 @@ def ray_local() -> Iterator[connection.ClusterInfo]:
     finally:
         if info.started_here:
             connection.disconnect()
+
+
+@pytest.fixture(scope="module")
+def three_nodes() -> Iterator[Any]:
+    """A three-node Ray on 127.0.0.1 for a module's runs (``support.ray_nodes``)."""
+    from support.ray_nodes import loopback_nodes  # after the rewrite hook above is registered
+
+    with loopback_nodes(3) as nodes:
+        yield nodes
+
+
+@pytest.fixture
+def ray_tmpdir() -> Iterator[Path]:
+    """A Ray temp dir of the test's own (short: Ray's socket paths must fit 107 bytes)."""
+    with tempfile.TemporaryDirectory(prefix="ts-", dir="/tmp") as directory:
+        yield Path(directory)

@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import pytest
 import yaml
+from support.metrics import catalogue
+from support.processes import process, stop
 from support.running import run_async
 from support.schedules import PER_CORE, STEADY_MINUTE, capacity_doc, steady_day, write
-from test_runtime_metrics import catalogue
-from test_tournament_serve import process, stop
-from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
+from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.api import tournament_pb2_grpc as trpc

@@ -21,6 +21,7 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
+from support.metrics import catalogue
 from support.running import run_async
 from support.table_server import serving, stud_options
 
@@ -31,7 +32,6 @@ from tablestorm.sim.load.fleet_metrics import FleetMetrics
 from tablestorm.sim.load.stats import RunStats
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOGUE = ROOT / "deploy" / "README.md"
 
 
 def exposition(port: int) -> str:
@@ -166,17 +166,6 @@ LABELS_FORBIDDEN = {"table", "table_id", "player", "player_id", "seat", "token",
 PREFIXES = ("tablestorm_", "process_", "python_")
 
 
-def catalogue() -> set[str]:
-    """The metric names deploy/README.md's tables list (first column, in backquotes), as queried:
-    a counter with its ``_total``, a histogram by its base name."""
-    names = set()
-    for line in CATALOGUE.read_text().splitlines():
-        match = re.match(r"\|\s*`((?:tablestorm|process|python)_[a-z0-9_]+)`", line)
-        if match:
-            names.add(match.group(1))
-    return names
-
-
 def _audit(text: str) -> set[str]:
     """Check every family of one exposition; returns their names as queried (see :func:`catalogue`)."""
     names = set()
@@ -201,7 +190,7 @@ def _audit(text: str) -> set[str]:
 
 async def _tournament_exposition() -> str:
     """A tournament server's /metrics once a tournament was created (its per-tournament series)."""
-    from test_tournament_service import create, fast_structure, tournament_servers
+    from support.tournaments import create, fast_structure, tournament_servers
 
     async with tournament_servers(tables=1) as servers:
         await create(servers, "audit", fast_structure())

@@ -19,7 +19,7 @@ import pytest
 from support.interrupting import interrupt_when
 from support.running import run_async
 from support.schedules import QUICK, ROOT
-from test_tournament_service import fast_structure, started, tournament_servers
+from support.tournaments import fast_structure, started, tournament_servers
 
 from tablestorm.sim.cli import main
 from tablestorm.sim.schedule.live import LiveDay, LiveMinute

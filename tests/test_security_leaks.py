@@ -34,12 +34,12 @@ from typing import Any
 
 import grpc
 from support.calls import code_of
+from support.processes import process
 from support.running import run_async
 from support.table_invariants import HIDDEN
 from support.table_server import serving, stud_options, token
 from support.table_streams import Stream, open_streams, play_to_a_fold, seat_players
-from test_tournament_serve import process
-from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, player, until
+from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, player, until
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

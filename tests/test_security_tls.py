@@ -23,11 +23,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from support.certificates import TlsFiles, issue_client_cert, make_tls_files
+from support.processes import assert_refused, process, stop, tablestorm
 from support.running import run_async
 from support.table_server import stud_options
-from test_cli_inputs import assert_refused, tablestorm
-from test_tournament_serve import process, stop
-from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
+from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from support.running import run_async
 from support.table_server import exported
-from test_tournament_service import TIMEOUT, fast_structure, operator, started, tournament_servers, until
+from support.tournaments import TIMEOUT, fast_structure, operator, started, tournament_servers, until
 
 from tablestorm.services.api import tournament_pb2 as tpb
 

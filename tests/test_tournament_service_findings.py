@@ -17,7 +17,7 @@ import grpc
 import pytest
 from support.running import run_async
 from support.table_invariants import errors
-from test_tournament_service import (
+from support.tournaments import (
     TIMEOUT,
     check_finished,
     create,

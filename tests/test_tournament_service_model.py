@@ -51,7 +51,7 @@ from support.table_contract import DENIED, GAMES, INVALID, NOT_FOUND, OK, PRECON
 from support.table_invariants import CALL_TIMEOUT, serving
 from support.table_server import token
 from support.table_streams import Stream
-from test_tournament_service import OPERATOR, Channels, fast_structure, operator, player, tie_consistent
+from support.tournaments import OPERATOR, Channels, fast_structure, operator, player, tie_consistent
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

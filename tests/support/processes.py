@@ -1,8 +1,10 @@
-"""``tablestorm serve`` as a process the test starts on 127.0.0.1 and stops, by its PID."""
+"""The installed ``tablestorm`` command as a process: run to its end (a refusal read back), or
+started on 127.0.0.1 and stopped by its PID (``serve``, ``serve-tournaments``)."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -12,6 +14,43 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
+
+
+def tablestorm(*argv: str, tmp: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "RAY_TMPDIR": str(tmp)}
+    return subprocess.run([str(TABLESTORM), *argv], capture_output=True, text=True, timeout=timeout,
+                          cwd=tmp, env=env)
+
+
+def assert_refused(done: subprocess.CompletedProcess[str], message: str) -> None:
+    """Exit 2, the message on the last line of stderr, no traceback, nothing on stdout."""
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == ""
+    assert message in done.stderr.strip().splitlines()[-1], done.stderr
+
+
+@contextmanager
+def process(*argv: str) -> Iterator[tuple[subprocess.Popen[str], dict[str, int]]]:
+    """A tablestorm process and the ports it printed; killed at the end if still running."""
+    child = subprocess.Popen([str(TABLESTORM), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line, child.stderr.read() if child.stderr is not None else ""
+        yield child, json.loads(line)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def stop(child: subprocess.Popen[str]) -> str:
+    """SIGTERM: the graceful stop must exit 0; returns the JSON log lines of stderr."""
+    child.send_signal(signal.SIGTERM)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 0, stderr
+    return stderr
 
 
 @dataclass(frozen=True)
