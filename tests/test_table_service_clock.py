@@ -17,61 +17,17 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Callable
 
-import grpc
 from support.running import run_async
 from support.table_replay import Replay, hand_events
 from support.table_server import GateLedger, exported, serving, token
-from support.table_streams import Stream, play_hand, seated_table
+from support.table_streams import Stream, play_hand, play_script, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 
 CLOCK = 0.2
 ATTEMPTS = 3
 K = pb  # the enums, by a short name
-Policy = Callable[[int, int, dict[int, pb.LegalAction]], tuple[int, int] | None]
-"""(seat, street, legal actions by kind) -> (kind, amount) to act, or None to let the clock run."""
-
-
-def street_of(stream: Stream, number: int) -> int:
-    """The betting round the stream's latest turn belongs to (its events precede its YourTurn)."""
-    rounds = [e.round_started.street for e in stream.events if e.hand_number == number and e.HasField("round_started")]
-    return rounds[-1] if rounds else 0
-
-
-async def play_script(streams: dict[int, Stream], watcher: Stream, number: int, policy: Policy) -> bool:
-    """Answer every turn of hand ``number`` with ``policy`` until the hand ends; False if the clock
-    beat a player who meant to act (the run is disturbed)."""
-    ignored: set[tuple[int, int]] = set()
-
-    def ended() -> bool:
-        return any(e.hand_number == number and e.HasField("hand_ended") for e in watcher.events)
-
-    def pending() -> Stream | None:
-        for stream in streams.values():
-            turn = stream.turn
-            if turn is not None and turn.hand_number == number and (stream.seat, turn.seq) not in ignored:
-                return stream
-        return None
-
-    while not ended():
-        await watcher.until(lambda: ended() or pending() is not None)
-        stream = pending()
-        if stream is None or ended():
-            continue
-        turn = stream.turn
-        assert turn is not None
-        decision = policy(stream.seat, street_of(stream, number), {a.kind: a for a in turn.legal})
-        if decision is None:
-            ignored.add((stream.seat, turn.seq))  # silent: the clock will act
-            continue
-        kind, amount = decision
-        result = await stream.act(kind, amount, turn_seq=turn.seq)
-        if result.code:
-            assert result.code == grpc.StatusCode.FAILED_PRECONDITION.value[0], result
-            return False  # the turn had passed: the clock acted first
-    return True
 
 
 def commitments(events: list[pb.Event]) -> dict[int, int]:

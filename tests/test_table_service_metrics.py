@@ -15,8 +15,7 @@ from support.metrics import scraped
 from support.running import run_async
 from support.table_replay import hand_events
 from support.table_server import GateLedger, serving, token
-from support.table_streams import Stream, seated_table
-from test_table_service_clock import play_script
+from support.table_streams import Stream, play_script, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 

@@ -19,8 +19,7 @@ from support.calls import code_of
 from support.running import run_async
 from support.table_replay import Replay, hand_events
 from support.table_server import GateLedger, exported, serving, token
-from support.table_streams import TIMEOUT, Stream, drive, open_streams
-from test_table_service_games import random_policy
+from support.table_streams import TIMEOUT, Stream, drive, open_streams, random_policy
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from test_capacity import _capacity, _step
-from test_report import constructed_run, summary_of
-
+from support.capacity import capacity_of, measured_step
+from support.load_runs import constructed_run, summary_of
 from support.schedules import METADATA, ROOT, capacity_doc, priced_quick, write
 from support.schedules import constructed_run as constructed_day
 from tablestorm.sim.capacity.report import render_capacity_html
@@ -42,10 +41,11 @@ def _load_report(out: Path) -> Path:
 
 
 def _capacity_report(out: Path) -> Path:
-    steps = [_step(100, 50, 0.01), _step(200, 95, 0.02), _step(400, 170, 0.04), _step(800, 190, 0.3)]
+    steps = [measured_step(100, 50, 0.01), measured_step(200, 95, 0.02), measured_step(400, 170, 0.04),
+             measured_step(800, 190, 0.3)]
     out.mkdir(parents=True)
     path = out / "capacity.html"
-    path.write_text(render_capacity_html(_capacity(steps, out)), encoding="utf-8")
+    path.write_text(render_capacity_html(capacity_of(steps, out)), encoding="utf-8")
     return path
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from support.table_streams import Stream
+from support.table_streams import AMOUNT_KINDS, Stream
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import Action, ActionKind, Hand
 from tablestorm.services.engine import events as ev
@@ -20,7 +20,6 @@ TABLE_EVENTS = frozenset({"seat_changed", "hand_voided"})
 """Events of the table itself, not of a hand's engine record."""
 DECISIONS = frozenset({"acted", "timed_out", "drew"})
 """The events a player's decision (or the clock's, CLOCK-2) starts with."""
-AMOUNT_KINDS = frozenset({pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE})
 
 
 def hand_events(events: Sequence[pb.Event], hand_number: int) -> list[pb.Event]:

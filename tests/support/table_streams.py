@@ -4,6 +4,7 @@ seating a table, and playing hands through them."""
 from __future__ import annotations
 
 import asyncio
+import random
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,6 +17,8 @@ from tablestorm.services.api import table_service_pb2_grpc as rpc
 
 TIMEOUT = 10.0
 """How long a stream waits for what a test expects on it."""
+AMOUNT_KINDS = frozenset({pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE})
+"""The actions that carry an amount (a street total)."""
 AGGRESSIVE_KINDS = (pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE)
 
 
@@ -260,3 +263,79 @@ async def drive(streams: dict[int, Stream], watcher: Stream, hands: int, decide:
             assert result.code == 0, (result, prompt)
     return hands
 
+
+def random_policy(rng: random.Random) -> Decide:
+    """Random legal actions, passive more often than not so that hands reach showdowns."""
+    weights = {
+        pb.ACTION_KIND_FOLD: 1,
+        pb.ACTION_KIND_CHECK: 5,
+        pb.ACTION_KIND_CALL: 5,
+        pb.ACTION_KIND_BRING_IN: 3,
+        pb.ACTION_KIND_COMPLETE: 2,
+        pb.ACTION_KIND_BET: 2,
+        pb.ACTION_KIND_RAISE: 2,
+    }
+
+    def decide(stream: Stream, turn: pb.YourTurn) -> Decision:
+        legal = {a.kind: a for a in turn.legal}
+        if pb.ACTION_KIND_DRAW in legal:
+            bounds = legal[pb.ACTION_KIND_DRAW]
+            cards = stream.own_down(turn.hand_number)
+            return pb.ACTION_KIND_DRAW, 0, rng.sample(cards, rng.randint(bounds.min, min(bounds.max, 4)))
+        kinds = sorted(legal)
+        kind = rng.choices(kinds, [weights[k] for k in kinds])[0]
+        option = legal[kind]
+        if kind not in AMOUNT_KINDS:
+            return kind, 0, ()
+        roll = rng.random()
+        if option.min == option.max or roll < 0.6:
+            return kind, option.min, ()
+        if roll < 0.75 or stream.welcome is None or stream.welcome.table.options.structure == pb.STRUCTURE_FIXED_LIMIT:
+            return kind, option.max, ()  # fixed limit: only the two ends are legal
+        return kind, rng.randint(option.min, option.max), ()
+
+    return decide
+
+
+Policy: typing.TypeAlias = Callable[[int, int, dict[int, pb.LegalAction]], tuple[int, int] | None]
+"""(seat, street, legal actions by kind) -> (kind, amount) to act, or None to let the clock run."""
+
+
+def street_of(stream: Stream, number: int) -> int:
+    """The betting round the stream's latest turn belongs to (its events precede its YourTurn)."""
+    rounds = [e.round_started.street for e in stream.events if e.hand_number == number and e.HasField("round_started")]
+    return rounds[-1] if rounds else 0
+
+
+async def play_script(streams: dict[int, Stream], watcher: Stream, number: int, policy: Policy) -> bool:
+    """Answer every turn of hand ``number`` with ``policy`` until the hand ends; False if the clock
+    beat a player who meant to act (the run is disturbed)."""
+    ignored: set[tuple[int, int]] = set()
+
+    def ended() -> bool:
+        return any(e.hand_number == number and e.HasField("hand_ended") for e in watcher.events)
+
+    def pending() -> Stream | None:
+        for stream in streams.values():
+            turn = stream.turn
+            if turn is not None and turn.hand_number == number and (stream.seat, turn.seq) not in ignored:
+                return stream
+        return None
+
+    while not ended():
+        await watcher.until(lambda: ended() or pending() is not None)
+        stream = pending()
+        if stream is None or ended():
+            continue
+        turn = stream.turn
+        assert turn is not None
+        decision = policy(stream.seat, street_of(stream, number), {a.kind: a for a in turn.legal})
+        if decision is None:
+            ignored.add((stream.seat, turn.seq))  # silent: the clock will act
+            continue
+        kind, amount = decision
+        result = await stream.act(kind, amount, turn_seq=turn.seq)
+        if result.code:
+            assert result.code == grpc.StatusCode.FAILED_PRECONDITION.value[0], result
+            return False  # the turn had passed: the clock acted first
+    return True
