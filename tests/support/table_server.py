@@ -1,11 +1,12 @@
-"""A table server under test: started in-process on 127.0.0.1 (port 0), with the ledger the test
-holds, and read back through its metrics."""
+"""A table server under test: started in-process on 127.0.0.1 (port 0), with the ledger and the
+action clocks the test holds, and read back through its metrics."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -14,6 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.table.clock import Timers
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.ledger import LedgerEntry
 from tablestorm.services.table.server import ServerConfig, TableServer
@@ -53,18 +55,54 @@ class GateLedger:
         return [e for e in self.entries if e.table_id == table_id and e.kind == kind]
 
 
+@dataclass
+class _Armed:
+    callback: Callable[[], None]
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ManualClock:
+    """The server's action clocks (``ServerConfig.timers``), run out only when the test says.
+
+    With the event loop's timers a player who means to act must answer within the clock, which a
+    loaded machine can make it miss; here a turn's clock runs out at the moment the test picks (a
+    silent player's turn, once it has arrived), and never before a player who acts has acted.
+    """
+
+    def __init__(self) -> None:
+        self._armed: list[_Armed] = []
+
+    def __call__(self, seconds: float, callback: Callable[[], None]) -> _Armed:
+        self._armed = [armed for armed in self._armed if not armed.cancelled]
+        armed = _Armed(callback)
+        self._armed.append(armed)
+        return armed
+
+    def run_out(self) -> None:
+        """The clock of the turn being played runs out now, as the loop would run it at its deadline."""
+        live = [armed for armed in self._armed if not armed.cancelled]
+        assert len(live) == 1, f"{len(live)} action clocks running, not one"
+        self._armed = []  # the expiry arms the next turn's clock
+        live[0].callback()
+
+
 @asynccontextmanager
 async def serving(
-    ledger: GateLedger | None = None, metrics_http: bool = False, **limits: Any
+    ledger: GateLedger | None = None, metrics_http: bool = False, timers: Timers | None = None, **limits: Any
 ) -> AsyncIterator[tuple[TableServer, rpc.TableServiceStub]]:
     """A started server on 127.0.0.1 and a stub. With ``metrics_http`` it serves /metrics too
-    (stopping that takes up to half a second: its serve loop polls for shutdown)."""
+    (stopping that takes up to half a second: its serve loop polls for shutdown); ``timers`` run its
+    action clocks (a :class:`ManualClock`; None: the event loop)."""
     config = ServerConfig(
         port=0,
         metrics_port=0 if metrics_http else None,
         limits=HostLimits(**limits),
         drain_seconds=5,
         ledger=ledger,
+        timers=timers,
     )
     server = TableServer(config)
     await server.start()

@@ -307,9 +307,12 @@ def street_of(stream: Stream, number: int) -> int:
     return rounds[-1] if rounds else 0
 
 
-async def play_script(streams: dict[int, Stream], watcher: Stream, number: int, policy: Policy) -> bool:
+async def play_script(
+    streams: dict[int, Stream], watcher: Stream, number: int, policy: Policy, run_out: Callable[[], None] | None = None
+) -> bool:
     """Answer every turn of hand ``number`` with ``policy`` until the hand ends; False if the clock
-    beat a player who meant to act (the run is disturbed)."""
+    beat a player who meant to act (the run is disturbed). ``run_out`` runs a silent player's clock
+    out as soon as its turn arrives (a ``ManualClock``'s); without it the server's clock runs."""
     ignored: set[tuple[int, int]] = set()
 
     def ended() -> bool:
@@ -331,7 +334,9 @@ async def play_script(streams: dict[int, Stream], watcher: Stream, number: int, 
         assert turn is not None
         decision = policy(stream.seat, street_of(stream, number), {a.kind: a for a in turn.legal})
         if decision is None:
-            ignored.add((stream.seat, turn.seq))  # silent: the clock will act
+            ignored.add((stream.seat, turn.seq))  # silent: the clock acts
+            if run_out is not None:
+                run_out()
             continue
         kind, amount = decision
         result = await stream.act(kind, amount, turn_seq=turn.seq)
