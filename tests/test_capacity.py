@@ -23,13 +23,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
-from test_docs import _table as markdown_table
+from support.capacity import capacity_of, measured_step
+from support.markdown import markdown_table
 
 from tablestorm.sim.capacity.command import DEFAULT_SCENARIO, check, parse_steps
 from tablestorm.sim.capacity.report import render_capacity_html
-from tablestorm.sim.capacity.result import SCHEMA, build_capacity, slo_capacity
+from tablestorm.sim.capacity.result import SCHEMA, slo_capacity
 from tablestorm.sim.capacity.slo import SLO
-from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, Step, sweep_scenario
+from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, sweep_scenario
 from tablestorm.sim.capacity.usl import USLFitError, fit_usl, usl
 from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.cli import main as cli_main
@@ -189,28 +190,9 @@ def test_cpu_use_counts_the_processes_read_at_both_ends() -> None:
 # ----------------------------------------------------------------------------- capacity.json and its page
 
 
-def _step(bots: int, actions_per_s: int, latency_s: float, *, host_cores: float = 0.5, steady: bool = True,
-          slo: SLO | None = None, missing: tuple[str, ...] = ()) -> Step:
-    """A step measured over 10 s: ``actions_per_s`` actions a second at ``latency_s``, a hand per
-    ten actions, the hosts on ``host_cores`` cores."""
-    slo = slo or SLO.parse(["p99_ms<100"])
-    stats = RunStats()
-    for second in range(10):
-        for k in range(actions_per_s):
-            stats.action(latency_s, "call", "random", now=second + 0.5)
-            if k % 10 == 0:
-                stats.hand(second + 0.5)
-    measured = stats.window(0, 10)
-    return Step(
-        bots=bots, seated=float(bots), steady=steady, held_s=15, start_s=0, stop_s=10,
-        window_rates=(float(actions_per_s),) * 2, measured=measured, goodput=slo.goodput(stats, 0, 10),
-        slo=tuple(slo.check(measured)), hosts=CpuUse({"host-0": host_cores * 10}, {"host-0": 10.0}, missing),
-        fleets=CpuUse({"fleet-0": 2.0}, {"fleet-0": 10.0}),
-    )
-
-
 def test_slo_capacity_is_the_largest_step_that_met_the_slo() -> None:
-    steps = [_step(100, 50, 0.01), _step(200, 90, 0.15), _step(300, 120, 0.02), _step(400, 130, 0.3)]
+    steps = [measured_step(100, 50, 0.01), measured_step(200, 90, 0.15), measured_step(300, 120, 0.02),
+             measured_step(400, 130, 0.3)]
     best, reason, warnings = slo_capacity(steps)
     assert best is steps[2]
     assert reason.startswith("300 bots is the largest step that met the SLO (p99_ms<100 with 20")
@@ -226,29 +208,15 @@ def test_slo_capacity_is_the_largest_step_that_met_the_slo() -> None:
 
 
 def test_per_core_divides_by_the_hosts_cores_and_needs_every_host() -> None:
-    step = _step(400, 100, 0.01, host_cores=0.25)
+    step = measured_step(400, 100, 0.01, host_cores=0.25)
     assert step.per_core() == {"actions_per_s": 400.0, "hands_per_s": 40.0, "seated_players": 1600.0,
                                "play_streams": 1600.0}
-    assert set(_step(400, 100, 0.01, missing=("host-1",)).per_core().values()) == {None}
-
-
-def _capacity(
-    steps: list[Step], tmp_path: Path, *, planned: list[int] | None = None, interrupted: str | None = None
-) -> dict[str, Any]:
-    load = tmp_path / "load"
-    return build_capacity(
-        steps, planned=planned or [s.bots for s in steps], slo=SLO.parse(["p99_ms<100"]), steadiness=Steadiness(),
-        run={"command_line": "tablestorm capacity", "machine": {"cores": 2}},
-        load_summary={"scenario": "constructed", "scenario_resolved": {}, "chips_conserved": True,
-                      "errors_total": 0, "duration_s": 60.0, "interrupted": interrupted},
-        load_files={"summary": load / "summary.json", "report": load / "report.html", "history": load / "h.csv"},
-        out_dir=tmp_path,
-    )
+    assert set(measured_step(400, 100, 0.01, missing=("host-1",)).per_core().values()) == {None}
 
 
 def test_capacity_json_of_constructed_steps(tmp_path: Path) -> None:
-    steps = [_step(n, round(float(usl(n, 0.5, 0.02, 2e-6))), 0.01 + n / 100_000) for n in (100, 300, 600, 900)]
-    capacity = _capacity(steps, tmp_path)
+    steps = [measured_step(n, round(float(usl(n, 0.5, 0.02, 2e-6))), 0.01 + n / 100_000) for n in (100, 300, 600, 900)]
+    capacity = capacity_of(steps, tmp_path)
     assert capacity["schema"] == SCHEMA and capacity["complete"] and capacity["warnings"] == []
     assert [s["bots"] for s in capacity["steps"]] == [100, 300, 600, 900]
     fit = capacity["fit"]
@@ -264,8 +232,8 @@ def test_capacity_json_of_constructed_steps(tmp_path: Path) -> None:
 
 
 def test_a_sweep_that_never_left_the_linear_regime_says_so(tmp_path: Path) -> None:
-    steps = [_step(bots, actions, 0.01) for bots, actions in ((100, 10), (200, 21), (400, 39), (800, 81))]
-    capacity = _capacity(steps, tmp_path)
+    steps = [measured_step(bots, actions, 0.01) for bots, actions in ((100, 10), (200, 21), (400, 39), (800, 81))]
+    capacity = capacity_of(steps, tmp_path)
     assert capacity["fit"]["lambda"]["value"] == pytest.approx(0.1, rel=0.05)
     assert capacity["warnings"] == [
         "σ and κ cannot be told from 0 (each within two standard errors of it): the throughput grew in"
@@ -274,7 +242,7 @@ def test_a_sweep_that_never_left_the_linear_regime_says_so(tmp_path: Path) -> No
 
 
 def test_too_few_steps_are_reported_unfitted(tmp_path: Path) -> None:
-    capacity = _capacity([_step(100, 40, 0.01), _step(200, 80, 0.01)], tmp_path)
+    capacity = capacity_of([measured_step(100, 40, 0.01), measured_step(200, 80, 0.01)], tmp_path)
     assert capacity["fit"]["lambda"] is None
     assert capacity["fit"]["error"].startswith("the USL has three parameters")
     assert any(w.startswith("no USL fit: the USL has three parameters") for w in capacity["warnings"])
@@ -284,8 +252,8 @@ def test_too_few_steps_are_reported_unfitted(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_sweep_says_what_it_did_not_measure(tmp_path: Path) -> None:
-    steps = [_step(100, 40, 0.01), _step(200, 80, 0.3, steady=False)]
-    capacity = _capacity(steps, tmp_path, planned=[100, 200, 300, 400], interrupted="SIGINT")
+    steps = [measured_step(100, 40, 0.01), measured_step(200, 80, 0.3, steady=False)]
+    capacity = capacity_of(steps, tmp_path, planned=[100, 200, 300, 400], interrupted="SIGINT")
     assert not capacity["complete"] and capacity["interrupted"] == "SIGINT"
     assert capacity["capacity"]["slo_step"] == 100
     assert capacity["warnings"] == [

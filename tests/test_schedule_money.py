@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from schedule_data import METADATA, ROOT
+from support.schedules import METADATA, ROOT
 
 from tablestorm.sim.reporting import plots
 from tablestorm.sim.schedule.demand import QUANTITIES, Load

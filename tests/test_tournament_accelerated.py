@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tournament_room import draw_structure, stud_structure
+from support.tournament_room import draw_structure, stud_structure
 
 from tablestorm.services.director import events as ev
 from tablestorm.services.engine import Hand
