@@ -366,8 +366,8 @@ def test_a_sweep_that_never_reached_its_slo_is_a_lower_bound_in_the_warning_colo
     assert capacity["warnings"] == [
         "no step reached the SLO: the capacity is at least 800 bots, not measured, and the per-core figures are"
         " those of a load below the knee; a plan from them extrapolates: sweep larger steps",
-        "σ and κ cannot be told from 0 (the 95% interval of each reaches 0): the throughput grew in proportion to"
-        " the bots, so the sweep did not reach the contention of the table service",
+        "σ and κ cannot be told from 0 (the 95% interval of each reaches 0): these steps did not reach the"
+        " contention of the table service (throughput rose at every step); sweep larger steps",
     ]
     page = render_capacity_html(capacity)
     assert '<span class="verdict caution">AT LEAST 800 BOTS: NO STEP REACHED THE SLO</span>' in page

@@ -141,19 +141,19 @@ def _fit_table(fit: Mapping[str, Any], largest: int) -> str:
     if fit.get("error") is not None:
         return table(["USL fit", ""], [["not fitted", escape(fit["error"])]], pairs=True)
     rows = [
-        [name, _significant(_value(fit[key])), _significant(fit[key]["stderr"]), _interval(fit[key])]
+        [name, _significant(_value(fit[key])), _interval(fit[key])]
         for name, key in (("λ (actions/s of one bot)", "lambda"), ("σ (contention)", "sigma"),
                           ("κ (crosstalk)", "kappa"))
     ]
     peak = fit["peak_bots"]
     beyond = " (beyond the largest step: extrapolated)" if peak is not None and peak > largest else ""
     rows += [
-        ["peak bots N* = √((1−σ)/κ)", ("none: κ = 0" if peak is None else fmt(peak, digits=0)) + beyond, "", ""],
-        ["peak actions/s", fmt(fit["peak_actions_per_s"], digits=1), "", ""],
-        ["R²", fmt(fit["r_squared"], digits=4), "", ""],
-        ["steps fitted", fmt(fit["points"]), "", ""],
+        ["peak bots N* = √((1−σ)/κ)", ("none: κ = 0" if peak is None else fmt(peak, digits=0)) + beyond, ""],
+        ["peak actions/s", fmt(fit["peak_actions_per_s"], digits=1), ""],
+        ["R²", fmt(fit["r_squared"], digits=4), ""],
+        ["steps fitted", fmt(fit["points"]), ""],
     ]
-    return table(["USL fit", "value", "std. error", f"{fit['confidence']:.0%} interval"], rows)
+    return table(["USL fit", "value", f"{fit['confidence']:.0%} interval"], rows)
 
 
 def _percent(share: float | None) -> str:

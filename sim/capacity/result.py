@@ -192,8 +192,8 @@ def _fit_warnings(fit: Mapping[str, Any], peak: Mapping[str, Any] | None) -> lis
     if all(interval is not None and interval[0] <= 0 for interval in intervals):
         flat = f"σ and κ cannot be told from 0 (the {CONFIDENCE:.0%} interval of each reaches 0)"
         if peak is None or peak["stopped_after"] is None:
-            warnings.append(f"{flat}: the throughput grew in proportion to the bots, so the sweep did not reach the"
-                            " contention of the table service")
+            warnings.append(f"{flat}: these steps did not reach the contention of the table service (throughput rose"
+                            " at every step); sweep larger steps")
         else:
             warnings.append(f"{flat}, although throughput stopped rising after {peak['stopped_after']:,} bots: the"
                             " law's gradual contention does not describe how this service saturated, so its σ, κ"
