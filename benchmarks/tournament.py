@@ -2,16 +2,19 @@
 
 The tournament: 8-max Seven Card Stud, fixed limit, a turbo structure as online rooms run it
 (5-minute levels, 1,500 chips for 37 big bets at the start, the limits rising about a third a
-level: see ``TURBO``), 10,000 hand-strength bots (``tablestorm.sim.bots.strategies.Strength``) thinking
-1-5 s a decision, dealt to by an online-speed dealer (``tablestorm.sim.tournament.profiles``), to a winner.
+level: see ``TURBO``), 10,000 players of the product's default field
+(``tablestorm.sim.tournament.profiles.DEFAULT_PROFILES``, what ``tablestorm tournament`` plays
+unless ``--bots`` says otherwise: three regulars to one recreational player,
+``tablestorm.sim.bots.regular``) thinking 1-5 s a decision, dealt to by an online-speed dealer
+(``tablestorm.sim.tournament.profiles``), to a winner.
 
 The bare engine: the same game and the same bot code with no director, tables or virtual clock:
-``Hand`` objects dealt straight, every decision a ``view_of`` + ``Strength.decide`` + apply. It
-deals the very hands the tournament dealt (each one's stakes and starting stacks, recorded as they
-were dealt), so both play the same mix of players per hand, stack depths and all-ins. Its hands/s,
-measured for ``--seconds`` after each tournament run, divides the tournament's: ``ratio_vs_engine``
-is the share of the engine's speed left once the director, the tables, the virtual clock and the
-driver have taken theirs.
+``Hand`` objects dealt straight, every decision a ``HandViews.of`` + ``decide`` + apply. It deals the
+very hands the tournament dealt (each one's stakes, starting stacks and the kind of player in
+each seat, recorded as they were dealt), so both play the same mix of players per hand, stack
+depths, all-ins and bots. Its hands/s, measured for ``--seconds`` after each tournament run,
+divides the tournament's: ``ratio_vs_engine`` is the share of the engine's speed left once the
+director, the tables, the virtual clock and the driver have taken theirs.
 
 Times are the process's CPU time (``time.process_time``), the "one core" of the target: the
 machine may be shared, and wall time would count the other processes' turns. Wall time is printed
@@ -42,10 +45,12 @@ from tablestorm.services.director.structure import TournamentStructure, structur
 from tablestorm.services.engine import Action, ActionKind, Hand, TableOptions, shuffler_for
 from tablestorm.sim.bots.kinds import strategy_for
 from tablestorm.sim.tournament.accelerated import AcceleratedTournament
+from tablestorm.sim.tournament.profiles import DEFAULT_PROFILES
 from tablestorm.sim.tournament.summary import TournamentResult
-from tablestorm.sim.tournament.view import engine_action, view_of
+from tablestorm.sim.tournament.view import HandViews, engine_action
 
-BOT = "strength"
+FIELD = ",".join(f"{profile.kind}={profile.weight:g}" for profile in DEFAULT_PROFILES)
+"""The default field as ``--bots`` writes it."""
 TURBO_LIMITS = [
     # (ante, bring-in, small bet, big bet): about a third more a level, as online stud turbos rise.
     (2, 5, 20, 40), (3, 5, 30, 60), (4, 10, 40, 80), (5, 15, 50, 100), (8, 20, 80, 160),
@@ -56,6 +61,10 @@ TURBO_LIMITS = [
     (600, 1500, 6000, 12000), (800, 2000, 8000, 16000), (1000, 2500, 10000, 20000),
     (1250, 3000, 12000, 24000), (1500, 4000, 15000, 30000), (2000, 5000, 20000, 40000),
     (2500, 6000, 25000, 50000), (3000, 8000, 30000, 60000), (4000, 10000, 40000, 80000),
+    (5000, 12500, 50000, 100000), (6000, 15000, 60000, 120000), (8000, 20000, 80000, 160000),
+    (10000, 25000, 100000, 200000), (12500, 30000, 120000, 240000), (15000, 40000, 150000, 300000),
+    (20000, 50000, 200000, 400000), (25000, 60000, 250000, 500000), (30000, 80000, 300000, 600000),
+    (40000, 100000, 400000, 800000), (50000, 125000, 500000, 1000000),
 ]
 TURBO = {
     "name": "Seven Card Stud turbo MTT (benchmark)",
@@ -73,8 +82,8 @@ TURBO = {
 }
 
 
-Deal = tuple[TableOptions, tuple[int, ...]]
-"""A hand as it was dealt: its options (the level's stakes) and starting stacks."""
+Deal = tuple[TableOptions, tuple[int, ...], tuple[str, ...]]
+"""A hand as it was dealt: its options (the level's stakes), starting stacks and each player's bot kind."""
 
 
 def run_tournament(
@@ -84,17 +93,19 @@ def run_tournament(
     deals: list[Deal] = []
 
     def record(table_id: str, hand: Hand) -> None:
-        deals.append((hand.options, hand.starting_stacks))
+        kinds = tuple(profile.kind for profile in tournament.dealt_profiles(table_id))
+        deals.append((hand.options, hand.starting_stacks, kinds))
 
     gc.collect()
     wall, cpu = time.perf_counter(), time.process_time()
-    result = AcceleratedTournament(structure, entrants=entrants, seed=seed, observe=record).run()
+    tournament = AcceleratedTournament(structure, entrants=entrants, seed=seed, observe=record)
+    result = tournament.run()
     return result, time.process_time() - cpu, time.perf_counter() - wall, deals
 
 
 def engine_rate(deals: list[Deal], seconds: float, seed: int) -> float:
     """CPU hands/s of the bare engine with the bot code, dealing the tournament's hands again."""
-    strategy = strategy_for(BOT)
+    strategies = {profile.kind: strategy_for(profile.kind) for profile in DEFAULT_PROFILES}
     rng = random.Random(seed)
     timeout = Action(ActionKind.TIMEOUT)
     gc.collect()
@@ -102,11 +113,12 @@ def engine_rate(deals: list[Deal], seconds: float, seed: int) -> float:
     start = time.process_time()
     deadline = start + seconds
     while True:
-        options, stacks = deals[hands % len(deals)]
+        options, stacks, kinds = deals[hands % len(deals)]
         hand = Hand(options, stacks, shuffler_for(seed, "bare", hands))
+        views = HandViews(hand, hand_number=hands)
         while hand.actor >= 0:
-            view = view_of(hand, hand.actor, hand_number=hands, needs_board=strategy.needs_board)
-            decision = strategy.decide(view, rng)
+            strategy = strategies[kinds[hand.actor]]
+            decision = strategy.decide(views.of(hand.actor, needs_board=strategy.needs_board), rng)
             hand.apply(engine_action(decision) if decision is not None else timeout)
         hands += 1
         if hands % 16 == 0 and time.process_time() >= deadline:
@@ -145,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, Any] = {
         "entrants": args.entrants,
         "runs": args.runs,
-        "bot": BOT,
+        "field": FIELD,
         "seconds_10000": round(statistics.median(cpus), 2) if args.entrants == 10_000 else None,
         "seconds": round(statistics.median(cpus), 2),
         "wall_seconds": round(statistics.median(walls), 2),

@@ -5,7 +5,7 @@ Run it as long as you like::
     .venv/bin/python tests/fuzz_phh_atheris.py -runs=1000000 -max_len=20000 -timeout=60
 
 (``tests/test_phh_fuzz.py`` runs it briefly under ``slow``). The input's bytes drive the mutations of
-``tests/phh_fuzz.py`` on a seed history, or are read as text outright; any exception but a
+``tests/support/phh_fuzz.py`` on a seed history, or are read as text outright; any exception but a
 ``PhhError`` is a crash, which libFuzzer reports with the input that caused it. The engine's compiled
 modules are not instrumented: coverage guides the fuzzer through the PHH package and the
 interpreted engine.
@@ -18,7 +18,7 @@ import sys
 import atheris  # type: ignore[import-untyped]
 
 with atheris.instrument_imports():
-    from phh_fuzz import MAX_TEXT, check, mutate, seed_histories
+    from support.phh_fuzz import MAX_TEXT, check, mutate, seed_histories
 
 
 def one_input(data: bytes) -> None:

@@ -1,8 +1,8 @@
 """The calibration suite: the example structures played by the default field fall inside the
 published bands (docs/calibration.md, sim/tournament/calibration.py).
 
-CI plays a few seeds of the sit-and-go and of the no-limit MTT; before a release ``-m slow`` plays
-every case with its full seeds (20 for the sit-and-go)."""
+CI plays a few seeds of the no-limit sit-and-go and of the regular-speed no-limit MTT; before a
+release ``-m slow`` plays every case with its 20 seeds."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ def _failures(case: Case, seeds: int | None = None) -> list[str]:
             for v in judge(case, play(case, seeds)) if not v.passed]
 
 
-@pytest.mark.parametrize("name", ["draw-nl-sng.yaml"])
-def test_a_few_seeds_fall_in_the_bands(name: str) -> None:
+@pytest.mark.parametrize(("name", "seeds"), [("draw-nl-sng.yaml", 4), ("draw-nl-regular.yaml", 6)])
+def test_a_few_seeds_fall_in_the_bands(name: str, seeds: int) -> None:
     case = next(case for case in CASES if case.structure == name)
-    assert _failures(case, seeds=4) == []
+    assert _failures(case, seeds) == []
 
 
 @pytest.mark.slow

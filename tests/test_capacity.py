@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Final
@@ -26,14 +25,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
-from test_docs import _table as markdown_table
+from support.capacity import PINNED, capacity_of, measured_step
+from support.markdown import markdown_table
 
 from tablestorm.sim.capacity.command import DEFAULT_SCENARIO, check, parse_steps
 from tablestorm.sim.capacity.knee import AT_LEAST, KNEE, NONE, past_the_peak, slo_capacity, throughput_peak
 from tablestorm.sim.capacity.report import render_capacity_html
-from tablestorm.sim.capacity.result import SCHEMA, build_capacity, pinning_dict
+from tablestorm.sim.capacity.result import SCHEMA, pinning_dict
 from tablestorm.sim.capacity.slo import SLO
-from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, Step, sweep_scenario
+from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, sweep_scenario
 from tablestorm.sim.capacity.usl import CONFIDENCE, USLFitError, fit_usl, holdout, usl
 from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.cli import main as cli_main
@@ -231,28 +231,9 @@ def test_cpu_use_counts_the_processes_read_at_both_ends() -> None:
 # ----------------------------------------------------------------------------- capacity.json and its page
 
 
-def _step(bots: int, actions_per_s: int, latency_s: float, *, host_cores: float = 0.5, steady: bool = True,
-          slo: SLO | None = None, missing: tuple[str, ...] = ()) -> Step:
-    """A step measured over 10 s: ``actions_per_s`` actions a second at ``latency_s``, a hand per
-    ten actions, the hosts on ``host_cores`` cores."""
-    slo = slo or SLO.parse(["p99_ms<100"])
-    stats = RunStats()
-    for second in range(10):
-        for k in range(actions_per_s):
-            stats.action(latency_s, "call", "random", now=second + 0.5)
-            if k % 10 == 0:
-                stats.hand(second + 0.5)
-    measured = stats.window(0, 10)
-    return Step(
-        bots=bots, seated=float(bots), steady=steady, held_s=15, start_s=0, stop_s=10,
-        window_rates=(float(actions_per_s),) * 2, measured=measured, goodput=slo.goodput(stats, 0, 10),
-        slo=tuple(slo.check(measured)), hosts=CpuUse({"host-0": host_cores * 10}, {"host-0": 10.0}, missing),
-        fleets=CpuUse({"fleet-0": 2.0}, {"fleet-0": 10.0}),
-    )
-
-
 def test_the_knee_is_the_largest_step_that_met_the_slo_and_the_next_that_missed_it() -> None:
-    steps = [_step(100, 50, 0.01), _step(200, 90, 0.15), _step(300, 120, 0.02), _step(400, 130, 0.3)]
+    steps = [measured_step(100, 50, 0.01), measured_step(200, 90, 0.15), measured_step(300, 120, 0.02),
+             measured_step(400, 130, 0.3)]
     knee = slo_capacity(steps)
     assert (knee.kind, knee.step, knee.missed) == (KNEE, steps[2], steps[3])
     assert knee.headline == "capacity 300 bots: the knee (400 missed the SLO)"
@@ -277,49 +258,28 @@ def test_the_knee_is_the_largest_step_that_met_the_slo_and_the_next_that_missed_
 
 
 def test_throughput_stops_rising_at_a_step_carrying_less_than_5_per_cent_more() -> None:
-    steps = [_step(100, 50, 0.01), _step(200, 100, 0.02), _step(300, 104, 0.2), _step(400, 90, 0.4)]
+    steps = [measured_step(100, 50, 0.01), measured_step(200, 100, 0.02), measured_step(300, 104, 0.2),
+             measured_step(400, 90, 0.4)]
     assert throughput_peak(steps) == {"bots": 300, "actions_per_s": 104.0, "stopped_after": 200}
     assert throughput_peak(steps[:2]) == {"bots": 200, "actions_per_s": 100.0, "stopped_after": None}
     assert throughput_peak([]) is None
     assert [past_the_peak(steps[:k]) for k in range(5)] == [False, False, False, True, True]
-    flat_but_met = [_step(100, 100, 0.01), _step(200, 101, 0.01)]
+    flat_but_met = [measured_step(100, 100, 0.01), measured_step(200, 101, 0.01)]
     assert not past_the_peak(flat_but_met), "a step that met the SLO never ends the sweep"
-    assert not past_the_peak([_step(100, 100, 0.01), _step(200, 106, 0.5)]), "6 % more is still rising"
+    assert not past_the_peak([measured_step(100, 100, 0.01), measured_step(200, 106, 0.5)]), "6 % more is still rising"
 
 
 def test_per_core_divides_by_the_hosts_cores_and_needs_every_host() -> None:
-    step = _step(400, 100, 0.01, host_cores=0.25)
+    step = measured_step(400, 100, 0.01, host_cores=0.25)
     assert step.per_core() == {"actions_per_s": 400.0, "hands_per_s": 40.0, "seated_players": 1600.0,
                                "play_streams": 1600.0}
-    assert set(_step(400, 100, 0.01, missing=("host-1",)).per_core().values()) == {None}
-
-
-PINNED: Final = pinning_dict("auto", Pinning((0,), (1,), "auto"), {
-    "hosts": {"host-0": ActorInfo("host-0", "node-a", 10, "127.0.0.1:9001", "127.0.0.1:9000", (0,))},
-    "fleets": {"fleet-0": ActorInfo("fleet-0", "node-a", 11, "127.0.0.1:9002", cpus=(1,))},
-})
-"""capacity.json's ``pinning`` of a host on CPU 0 and a fleet on CPU 1 of one node."""
-
-
-def _capacity(
-    steps: list[Step], tmp_path: Path, *, planned: list[int] | None = None, interrupted: str | None = None,
-    pinning: Mapping[str, Any] = PINNED,
-) -> dict[str, Any]:
-    load = tmp_path / "load"
-    return build_capacity(
-        steps, planned=planned or [s.bots for s in steps], slo=SLO.parse(["p99_ms<100"]), steadiness=Steadiness(),
-        run={"command_line": "tablestorm capacity", "machine": {"cores": 2}}, pinning=pinning,
-        load_summary={"scenario": "constructed", "scenario_resolved": {}, "chips_conserved": True,
-                      "errors_total": 0, "duration_s": 60.0, "interrupted": interrupted},
-        load_files={"summary": load / "summary.json", "report": load / "report.html", "history": load / "h.csv"},
-        out_dir=tmp_path,
-    )
+    assert set(measured_step(400, 100, 0.01, missing=("host-1",)).per_core().values()) == {None}
 
 
 def test_capacity_json_of_constructed_steps(tmp_path: Path) -> None:
     loads = (100, 300, 600, 900, 1200)
-    steps = [_step(n, round(float(usl(n, 0.5, 0.002, 2e-7))), 0.15 if n == 1200 else 0.01) for n in loads]
-    capacity = _capacity(steps, tmp_path)
+    steps = [measured_step(n, round(float(usl(n, 0.5, 0.002, 2e-7))), 0.15 if n == 1200 else 0.01) for n in loads]
+    capacity = capacity_of(steps, tmp_path)
     assert capacity["schema"] == SCHEMA and capacity["complete"] and capacity["warnings"] == []
     assert not capacity["past_the_peak"] and capacity["pinning"] == PINNED
     assert [s["bots"] for s in capacity["steps"]] == list(loads)
@@ -358,8 +318,8 @@ def test_capacity_json_of_constructed_steps(tmp_path: Path) -> None:
 def test_a_sweep_that_never_reached_its_slo_is_a_lower_bound_in_the_warning_colour(tmp_path: Path) -> None:
     """Throughput in proportion to the bots and every step within the SLO: "at least 800", not a
     capacity; σ and κ cannot be told from 0, so the contention was not reached."""
-    steps = [_step(bots, actions, 0.01) for bots, actions in ((100, 10), (200, 21), (400, 39), (800, 81))]
-    capacity = _capacity(steps, tmp_path)
+    steps = [measured_step(bots, actions, 0.01) for bots, actions in ((100, 10), (200, 21), (400, 39), (800, 81))]
+    capacity = capacity_of(steps, tmp_path)
     assert capacity["fit"]["lambda"]["value"] == pytest.approx(0.1, rel=0.05)
     assert (capacity["capacity"]["kind"], capacity["capacity"]["slo_step"]) == (AT_LEAST, 800)
     assert capacity["capacity"]["headline"] == "at least 800 bots: no step reached the SLO"
@@ -376,8 +336,9 @@ def test_a_sweep_that_never_reached_its_slo_is_a_lower_bound_in_the_warning_colo
 
 
 def test_a_sweep_that_ended_past_the_peak_says_why_it_stopped(tmp_path: Path) -> None:
-    steps = [_step(1000, 100, 0.01), _step(2000, 200, 0.02), _step(3000, 290, 0.3), _step(4000, 300, 0.9)]
-    capacity = _capacity(steps, tmp_path, planned=[1000, 2000, 3000, 4000, 5000, 6000])
+    steps = [measured_step(1000, 100, 0.01), measured_step(2000, 200, 0.02),
+             measured_step(3000, 290, 0.3), measured_step(4000, 300, 0.9)]
+    capacity = capacity_of(steps, tmp_path, planned=[1000, 2000, 3000, 4000, 5000, 6000])
     assert capacity["past_the_peak"] and not capacity["complete"]
     assert capacity["throughput_peak"] == {"bots": 4000, "actions_per_s": 300.0, "stopped_after": 3000}
     assert not any("were not measured" in w for w in capacity["warnings"])
@@ -388,7 +349,8 @@ def test_a_sweep_that_ended_past_the_peak_says_why_it_stopped(tmp_path: Path) ->
 
 
 def test_no_step_met_the_slo_is_a_failure(tmp_path: Path) -> None:
-    capacity = _capacity([_step(100, 40, 0.2), _step(200, 80, 0.3), _step(300, 90, 0.5)], tmp_path)
+    steps = [measured_step(100, 40, 0.2), measured_step(200, 80, 0.3), measured_step(300, 90, 0.5)]
+    capacity = capacity_of(steps, tmp_path)
     assert (capacity["capacity"]["kind"], capacity["capacity"]["slo_step"]) == (NONE, None)
     assert '<span class="verdict fail">NO STEP MET THE SLO</span>' in render_capacity_html(capacity)
 
@@ -404,7 +366,7 @@ def test_hosts_sharing_their_cores_with_the_fleets_are_warned_of(tmp_path: Path)
                           "host-0": {"node_id": "node-a", "cpus": [0, 1]},
                           "fleet-0": {"node_id": "node-a", "cpus": [0, 1]},
                           "fleet-1": {"node_id": "node-b", "cpus": [0, 1]}}}
-    capacity = _capacity([_step(100, 40, 0.01), _step(200, 80, 0.3)], tmp_path, pinning=shared)
+    capacity = capacity_of([measured_step(100, 40, 0.01), measured_step(200, 80, 0.3)], tmp_path, pinning=shared)
     assert capacity["warnings"][-1] == (
         "the table hosts shared their cores with the bot fleets: the hosts' share of them, and so the knee, depends"
         " on what the fleets took (tablestorm capacity --pin)"
@@ -418,7 +380,7 @@ def test_hosts_sharing_their_cores_with_the_fleets_are_warned_of(tmp_path: Path)
 
 
 def test_too_few_steps_are_reported_unfitted(tmp_path: Path) -> None:
-    capacity = _capacity([_step(100, 40, 0.01), _step(200, 80, 0.01)], tmp_path)
+    capacity = capacity_of([measured_step(100, 40, 0.01), measured_step(200, 80, 0.01)], tmp_path)
     assert capacity["fit"]["lambda"] is None and capacity["fit"]["holdout"] is None
     assert capacity["fit"]["error"].startswith("the USL has three parameters")
     assert any(w.startswith("no USL fit: the USL has three parameters") for w in capacity["warnings"])
@@ -428,8 +390,8 @@ def test_too_few_steps_are_reported_unfitted(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_sweep_says_what_it_did_not_measure(tmp_path: Path) -> None:
-    steps = [_step(100, 40, 0.01), _step(200, 80, 0.3, steady=False)]
-    capacity = _capacity(steps, tmp_path, planned=[100, 200, 300, 400], interrupted="SIGINT")
+    steps = [measured_step(100, 40, 0.01), measured_step(200, 80, 0.3, steady=False)]
+    capacity = capacity_of(steps, tmp_path, planned=[100, 200, 300, 400], interrupted="SIGINT")
     assert not capacity["complete"] and capacity["interrupted"] == "SIGINT" and not capacity["past_the_peak"]
     assert capacity["capacity"]["slo_step"] == 100
     assert capacity["warnings"] == [

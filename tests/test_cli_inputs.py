@@ -10,41 +10,15 @@ words a scenario file gets.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.processes import TABLESTORM, assert_refused, tablestorm
 
 from tablestorm.sim.load.chaos import ChaosEvent
-
-TABLESTORM = Path(sys.executable).parent / "tablestorm"
-
-
-@pytest.fixture
-def ray_tmpdir() -> Iterator[Path]:
-    """A Ray temp dir of the test's own (short: Ray's socket paths must fit 107 bytes)."""
-    with tempfile.TemporaryDirectory(prefix="ts-", dir="/tmp") as directory:
-        yield Path(directory)
-
-
-def tablestorm(*argv: str, tmp: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RAY_TMPDIR": str(tmp)}
-    return subprocess.run([str(TABLESTORM), *argv], capture_output=True, text=True, timeout=timeout,
-                          cwd=tmp, env=env)
-
-
-def assert_refused(done: subprocess.CompletedProcess[str], message: str) -> None:
-    """Exit 2, the message on the last line of stderr, no traceback, nothing on stdout."""
-    assert done.returncode == 2, (done.returncode, done.stderr)
-    assert "Traceback" not in done.stderr, done.stderr
-    assert done.stdout == ""
-    assert message in done.stderr.strip().splitlines()[-1], done.stderr
-
 
 LOAD_CASES = {
     "duration-zero": (["--duration", "0"], "tablestorm load: --duration: must be at least 1, got 0"),

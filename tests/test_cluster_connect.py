@@ -13,24 +13,14 @@ import json
 import os
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.processes import TABLESTORM
 
 from tablestorm.sim.cluster import connection
-
-TABLESTORM = Path(sys.executable).parent / "tablestorm"
-
-
-@pytest.fixture
-def ray_tmpdir() -> Iterator[Path]:
-    """A Ray temp dir of the test's own (short: Ray's socket paths must fit 107 bytes)."""
-    with tempfile.TemporaryDirectory(prefix="ts-", dir="/tmp") as directory:
-        yield Path(directory)
 
 
 @pytest.fixture

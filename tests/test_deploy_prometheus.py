@@ -108,7 +108,7 @@ def test_every_recording_rule_is_checked() -> None:
 
 def test_rules_name_only_exported_metrics() -> None:
     """Every raw metric a rule reads is in the services' catalogue (deploy/README.md)."""
-    from test_runtime_metrics import catalogue
+    from support.metrics import catalogue
 
     exported = catalogue()
     for rule in rules():

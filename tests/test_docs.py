@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support.markdown import markdown_table
 
 from tablestorm.services.director import structure as structures
 from tablestorm.sim import inputs
@@ -83,22 +84,10 @@ def test_citations_point_at_the_projects_rule_book() -> None:
 # ----------------------------------------------------------------------------- docs/scenarios.md
 
 
-def _table(heading: str, doc: str = SCENARIOS_DOC) -> list[dict[str, str]]:
-    """The rows of the first Markdown table after ``heading`` in ``doc``, as {column: cell}."""
-    lines = doc.split(f"\n{heading}\n", 1)[1].splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
-    rows = []
-    for line in lines[start:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split("|")])
-    header, _, *body = rows
-    return [dict(zip(header, row, strict=True)) for row in body]
-
-
 def _keys(heading: str) -> dict[str, Any]:
     """Documented key -> its documented default (the YAML in backticks)."""
-    return {row["key"].strip("`"): yaml.safe_load(row["default"].strip("`")) for row in _table(heading)}
+    rows = markdown_table(heading, SCENARIOS_DOC)
+    return {row["key"].strip("`"): yaml.safe_load(row["default"].strip("`")) for row in rows}
 
 
 def test_documented_scenario_keys_are_the_parsers() -> None:
@@ -152,7 +141,7 @@ def test_documented_example_is_a_scenario_with_every_key() -> None:
 
 
 def test_documented_threshold_metrics_are_the_parsers() -> None:
-    rows = _table("## Thresholds")
+    rows = markdown_table("## Thresholds", SCENARIOS_DOC)
     documented = {row["metric"].strip("`"): row["summary.json value"].strip("`") for row in rows}
     assert documented == {metric: ".".join(path) for metric, (path, _) in METRICS.items()}
 
@@ -160,7 +149,8 @@ def test_documented_threshold_metrics_are_the_parsers() -> None:
 def test_documented_report_files() -> None:
     """summary.json keys (those build_summary makes and those the driver adds), history.csv's
     columns, report.html's sections and charts."""
-    documented = {key.strip("` ") for row in _table("### summary.json") for key in row["key"].split(",")}
+    rows = markdown_table("### summary.json", SCENARIOS_DOC)
+    documented = {key.strip("` ") for row in rows for key in row["key"].split(",")}
     facts = LoadRunFacts(
         run={}, scenario="", scenario_resolved={}, stages_run=(), warnings=(), interrupted=None, aborted=False,
         kinds_acted=(), hands_voided_by_faults=0, hands_voided_at_end=0, wind_down=None, recoveries=(),
@@ -171,7 +161,8 @@ def test_documented_report_files() -> None:
         RunStats(), bots=0, duration_s=1.0, chips_start=None, chips_end=None, hosts=1, fleets=1, run=facts.to_dict()
     )
     assert documented == set(summary)
-    assert [row["column"].strip("`") for row in _table("### history.csv")] == list(HISTORY_COLUMNS)
+    columns = markdown_table("### history.csv", SCENARIOS_DOC)
+    assert [row["column"].strip("`") for row in columns] == list(HISTORY_COLUMNS)
     report = (ROOT / "sim" / "load" / "report.py").read_text()
     sections, charts = re.findall(r"<h2>([^<]+)</h2>", report), re.findall(r'\bfigure\("([^"]+)"', report)
     assert sections and charts, "the report's sections and charts are no longer found where this test looks"
@@ -195,15 +186,15 @@ SECTION_REQUIRED = {"rebuys": {"until_level": 1}, "payouts": {}}
 def _literal_defaults(heading: str) -> dict[str, Any]:
     """Documented key -> its default, where the default is a YAML literal in backticks."""
     return {row["key"].strip("`"): yaml.safe_load(row["default"].strip("`"))
-            for row in _table(heading, TOURNAMENT_DOC) if re.fullmatch(r"`[^`]*`", row["default"])}
+            for row in markdown_table(heading, TOURNAMENT_DOC) if re.fullmatch(r"`[^`]*`", row["default"])}
 
 
 def test_documented_structure_keys_are_the_parsers() -> None:
-    assert tuple(row["key"].strip("`") for row in _table("### Structure keys", TOURNAMENT_DOC)) == \
+    assert tuple(row["key"].strip("`") for row in markdown_table("### Structure keys", TOURNAMENT_DOC)) == \
         structures.STRUCTURE_KEYS
-    assert tuple(row["key"].strip("`") for row in _table("### Level keys (`levels[]`)", TOURNAMENT_DOC)) == \
+    assert tuple(row["key"].strip("`") for row in markdown_table("### Level keys (`levels[]`)", TOURNAMENT_DOC)) == \
         structures.LEVEL_KEYS
-    documented = [row["key"].strip("`").split(".") for row in _table("### Section keys", TOURNAMENT_DOC)]
+    documented = [row["key"].strip("`").split(".") for row in markdown_table("### Section keys", TOURNAMENT_DOC)]
     assert {section: tuple(key for s, key in documented if s == section) for section, _ in documented} == \
         structures.SECTION_KEYS
 
@@ -236,7 +227,7 @@ def test_documented_structure_uses_every_key_and_loads() -> None:
 
 
 def test_documented_field_rates_are_the_commands_flags_and_defaults() -> None:
-    rows = _table("### The field's rates", TOURNAMENT_DOC)
+    rows = markdown_table("### The field's rates", TOURNAMENT_DOC)
     assert [row["flag"].split()[0].strip("`") for row in rows] == list(RATES.values())
     defaults = [float(row["default (where the structure offers it)"].split()[0]) for row in rows]
     assert defaults == [field.LATE_SHARE, field.REENTRY_RATE, field.REBUY_RATE, field.ADDON_RATE]

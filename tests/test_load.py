@@ -26,7 +26,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
-from loopback import connections_of, outside_loopback
+from support.loopback import connections_of, outside_loopback
 
 from tablestorm.services.fields import FieldError
 from tablestorm.services.table.ledger import LedgerEntry, SeatRecord

@@ -13,25 +13,18 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import connections_of, outside_loopback
-from ray_nodes import LOOPBACK, loopback_nodes
+from support.loopback import connections_of, outside_loopback
+from support.ray_nodes import LOOPBACK
 
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.driver import LoadTest
 from tablestorm.sim.load.scenario import from_mapping
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def three_nodes() -> Iterator[Any]:
-    with loopback_nodes(3) as nodes:
-        yield nodes
 
 
 def test_hosts_spread_and_a_node_lost_mid_run(three_nodes: Any, tmp_path: Path) -> None:

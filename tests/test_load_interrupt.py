@@ -13,13 +13,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.processes import TABLESTORM
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLESTORM = Path(sys.executable).parent / "tablestorm"
 RUN_LIMIT = 180.0
 """Seconds the whole interrupted run may take at most (Ray's start included)."""
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import grpc
 import pytest
-from serve_process import Served, serve
-from tls_certs import make_tls_files
+from support.certificates import make_tls_files
+from support.processes import Served, serve
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub

@@ -12,25 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.phh_histories import HEADS_UP_STUD
 
 from tablestorm.services.engine import ScriptedDeck, parse_cards, phh
-
-HEADS_UP_STUD = """\
-variant = "F7S"
-antes = [0, 0]
-bring_in = 1
-small_bet = 2
-big_bet = 4
-starting_stacks = [100, 100]
-actions = [
-  "d dh p1 AhKhQh", "d dh p2 2c3d4s", "p2 pb", "p1 cc",
-  "d dh p1 Jh", "d dh p2 5c", "p1 cc", "p2 cc",
-  "d dh p1 9h", "d dh p2 7d", "p1 cc", "p2 cc",
-  "d dh p1 8h", "d dh p2 8s", "p1 cc", "p2 cc",
-  "d dh p1 7h", "d dh p2 9c", "p1 cc", "p2 cc",
-  "p1 sm AhKhQhJh9h8h7h", "p2 sm",
-]
-"""
 
 EIGHT_PLAYERS = """\
 variant = "F7S"

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from phh_fuzz import FIELDS, MAX_TEXT, TOKENS, Choose, check, mutate, seed_histories, toml_document
-from test_phh_deals import HEADS_UP_STUD
+from support.phh_fuzz import FIELDS, MAX_TEXT, TOKENS, Choose, check, mutate, seed_histories, toml_document
+from support.phh_histories import HEADS_UP_STUD
 
 from tablestorm.services.engine import phh
 from tablestorm.services.engine.events import Reshuffled

@@ -23,9 +23,9 @@ import jsonschema
 import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
-from schedule_data import METADATA, PER_CORE, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
-from test_capacity import _step
-from test_docs import _table as markdown_table
+from support.capacity import measured_step
+from support.markdown import markdown_table
+from support.schedules import METADATA, PER_CORE, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
 
 from tablestorm import version
 from tablestorm.sim.capacity.result import build_capacity, pinning_dict
@@ -145,7 +145,7 @@ def test_the_median_plans_for_less(tmp_path: Path) -> None:
 
 def test_a_real_schedule_and_capacity_runs_files_are_read(tmp_path: Path) -> None:
     schedule = build_schedule(constructed_run(), METADATA)
-    steps = [_step(500, 400, 0.01), _step(1000, 700, 0.02), _step(2000, 800, 0.4)]
+    steps = [measured_step(500, 400, 0.01), measured_step(1000, 700, 0.02), measured_step(2000, 800, 0.4)]
     actors = {"hosts": {"host-0": ActorInfo("host-0", "node", 10, "127.0.0.1:1", cpus=(0,))},
               "fleets": {"fleet-0": ActorInfo("fleet-0", "node", 11, "127.0.0.1:2", cpus=(1,))}}
     capacity = build_capacity(

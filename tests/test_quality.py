@@ -147,3 +147,43 @@ def test_the_layer_check_sees_relative_imports(tmp_path: Path) -> None:
     assert _project_imports(table / "service.py", tmp_path) == {
         "tablestorm.services.table.host", "tablestorm.services.engine", "sim.cli",
     }
+
+
+def _names_a_test(name: str) -> bool:
+    """A dotted name with a part ``test_*`` (pytest's pattern for test files and functions)."""
+    return any(part.startswith("test_") for part in name.split("."))
+
+
+def _tests_imported(path: Path) -> set[str]:
+    """The test modules (or what of them) a file imports, whatever the form of the import."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = [module] if _names_a_test(module) else [f"{module}.{a.name}".lstrip(".") for a in node.names]
+        else:
+            continue
+        found.update(filter(_names_a_test, names))
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in ``tests/support/`` (fixtures in ``conftest.py``): a test module that
+    another imports hides its helpers among tests and ties the two files' changes together."""
+    offenders = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for name in sorted(_tests_imported(path))
+    ]
+    assert offenders == []
+
+
+def test_the_test_import_check_sees_every_form(tmp_path: Path) -> None:
+    """``import test_x``, ``from test_x import y``, ``from . import test_x`` and a test imported
+    from a helper module are seen; the helper modules' own imports are not."""
+    module = tmp_path / "test_a.py"
+    module.write_text("import test_b\nfrom test_c import helper\nfrom . import test_d\n"
+                      "from support.tables import test_e\nfrom support.tables import serving\nimport support\n")
+    assert _tests_imported(module) == {"test_b", "test_c", "test_d", "support.tables.test_e"}

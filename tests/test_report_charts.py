@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from charts import figures, legend, legends, line_colours, svgs, texts, tick_labels, title
-from report_kinds import REPORTS
+from support.charts import figures, legend, legends, line_colours, svgs, texts, tick_labels, title
+from support.reports import REPORTS
 
 from tablestorm.services.engine.variants import VARIANTS
 from tablestorm.sim.reporting.style import BLUE, GAME_COLOURS, game_colour, game_name

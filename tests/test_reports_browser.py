@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from matplotlib import image
-from report_kinds import REPORTS
+from support.reports import REPORTS
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT = 90.0

@@ -6,7 +6,7 @@ DRAW-6 (dead button, missed blinds) is a table rule: see the table tests.
 from __future__ import annotations
 
 import pytest
-from scenario import (
+from support.scripted_hands import (
     DRAW_BLINDS,
     DRAW_LIMIT,
     awards,

@@ -5,7 +5,7 @@ SHOW-4 (hand history) and CLOCK-3 (sitting out) are table rules: see the table t
 
 from __future__ import annotations
 
-from scenario import (
+from support.scripted_hands import (
     SEVEN_CARD_STUD_HILO,
     awards,
     draw_hand,

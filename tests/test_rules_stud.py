@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scenario import (
+from support.scripted_hands import (
     FIVE_CARD_STUD,
     SEVEN_CARD_STUD,
     SEVEN_CARD_STUD_HILO,

@@ -21,7 +21,9 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
-from test_table_service import run_async, serving, stud_options
+from support.metrics import catalogue
+from support.running import run_async
+from support.table_server import serving, stud_options
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import VARIANTS
@@ -30,7 +32,6 @@ from tablestorm.sim.load.fleet_metrics import FleetMetrics
 from tablestorm.sim.load.stats import RunStats
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOGUE = ROOT / "deploy" / "README.md"
 
 
 def exposition(port: int) -> str:
@@ -165,17 +166,6 @@ LABELS_FORBIDDEN = {"table", "table_id", "player", "player_id", "seat", "token",
 PREFIXES = ("tablestorm_", "process_", "python_")
 
 
-def catalogue() -> set[str]:
-    """The metric names deploy/README.md's tables list (first column, in backquotes), as queried:
-    a counter with its ``_total``, a histogram by its base name."""
-    names = set()
-    for line in CATALOGUE.read_text().splitlines():
-        match = re.match(r"\|\s*`((?:tablestorm|process|python)_[a-z0-9_]+)`", line)
-        if match:
-            names.add(match.group(1))
-    return names
-
-
 def _audit(text: str) -> set[str]:
     """Check every family of one exposition; returns their names as queried (see :func:`catalogue`)."""
     names = set()
@@ -200,7 +190,7 @@ def _audit(text: str) -> set[str]:
 
 async def _tournament_exposition() -> str:
     """A tournament server's /metrics once a tournament was created (its per-tournament series)."""
-    from test_tournament_service import create, fast_structure, tournament_servers
+    from support.tournaments import create, fast_structure, tournament_servers
 
     async with tournament_servers(tables=1) as servers:
         await create(servers, "audit", fast_structure())
@@ -209,7 +199,7 @@ async def _tournament_exposition() -> str:
 
 def _forecast_exposition(tmp_path: Path) -> str:
     """The forecast gauges of ``tablestorm plan --serve-metrics`` for a steady day's inputs."""
-    from schedule_data import PER_CORE, capacity_doc, steady_day, write
+    from support.schedules import PER_CORE, capacity_doc, steady_day, write
 
     from tablestorm.sim.plan.forecast_metrics import BANDS, ForecastCollector
     from tablestorm.sim.plan.inputs import read_capacity, read_schedule

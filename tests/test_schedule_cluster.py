@@ -5,25 +5,17 @@ they compute is the one a single process computes. Slow: starting three nodes co
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from ray_nodes import loopback_nodes
-from schedule_data import QUICK
+from support.schedules import QUICK
 
 from tablestorm.sim.schedule.replication import replicate
 from tablestorm.sim.schedule.runner import run_schedule
 from tablestorm.sim.schedule.spec import load_schedule
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def three_nodes() -> Iterator[Any]:
-    with loopback_nodes(3) as nodes:
-        yield nodes
 
 
 def test_the_tasks_spread_over_the_nodes(three_nodes: Any) -> None:

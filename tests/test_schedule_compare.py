@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from schedule_data import METADATA, ROOT, capacity_doc, constructed_run, schedule_doc, write
+from support.schedules import METADATA, ROOT, capacity_doc, constructed_run, schedule_doc, write
 
 from tablestorm.sim.cli import main
 from tablestorm.sim.schedule.compare import DAY_QUANTITIES, EVENT_QUANTITIES, compare, read_run

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
-from schedule_data import ONLINE_DAY, QUICK, ROOT
-from test_docs import _table as markdown_table
+from support.markdown import markdown_table
+from support.schedules import ONLINE_DAY, QUICK, ROOT
 
 from tablestorm.services.engine import VARIANTS
 from tablestorm.services.fields import FieldError

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from schedule_data import QUICK
 from scipy import stats
+from support.schedules import QUICK
 
 from tablestorm.sim.schedule.forecast import ArrivalCurve, EntrantForecast, HourlyRate
 from tablestorm.sim.schedule.players import Players, ThinkTime

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from interrupting import interrupt_when
-from schedule_data import QUICK, ROOT
-from test_table_service import run_async
-from test_tournament_service import fast_structure, started, tournament_servers
+from support.interrupting import interrupt_when
+from support.running import run_async
+from support.schedules import QUICK, ROOT
+from support.tournaments import fast_structure, started, tournament_servers
 
 from tablestorm.sim.cli import main
 from tablestorm.sim.schedule.live import LiveDay, LiveMinute

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from schedule_data import METADATA, ROOT
+from support.schedules import METADATA, ROOT
 
 from tablestorm.sim.reporting import plots
 from tablestorm.sim.schedule.demand import QUANTITIES, Load
@@ -189,7 +189,7 @@ def test_a_recurring_day_holds_the_evenings_tail_in_its_small_hours() -> None:
 def test_sanity_flags_are_counted_per_event_and_named_on_the_report() -> None:
     day = _schedule(Plain={}, Odd={"start": "12:30"})
     deep = ("ended_deep", "it ended with 90 big bets in play: real events end at 10-40")
-    few = ("few_hands", "12 hands for 10 entries: real events play at least 5 per entry")
+    few = ("few_hands", "12 hands dealt 4.2 times to each of 10 entries: real events deal each at least 10")
     shape = _counts([1, 1])
     run = _run(day, {
         "Plain": [(720, shape, _outcome())] * 3,
@@ -214,16 +214,16 @@ def test_sanity_flags_are_counted_per_event_and_named_on_the_report() -> None:
 
 
 def test_a_rare_flag_is_listed_but_does_not_make_the_day_implausible() -> None:
-    """One flagged tournament of 30 (under EVENT_SHARE) is chance: shown in the table, no warning,
+    """One flagged tournament of 20 (EVENT_SHARE, 5 %) is chance: shown in the table, no warning,
     the badge still PASS; two of 30 (over 5 %) make the event and the day IMPLAUSIBLE."""
     day = _schedule(Plain={})
     deep = ("ended_deep", "it ended with 90 big bets in play: real events end at 10-40")
     shape = _counts([1, 1])
     rare = build_schedule(_run(day, {"Plain": [(720, shape, _outcome(sanity=(deep,)))]
-                                     + [(720, shape, _outcome())] * 29}), METADATA)
+                                     + [(720, shape, _outcome())] * 19}), METADATA)
     assert rare["events"][0]["sanity"]["ended_deep"]["tournaments"] == 1 and not rare["warnings"]
     html = render_schedule_html(rare)
-    assert ">PASS<" in html and "1 of 30" in html
+    assert ">PASS<" in html and "1 of 20" in html
     frequent = build_schedule(_run(day, {"Plain": [(720, shape, _outcome(sanity=(deep,)))] * 2
                                          + [(720, shape, _outcome())] * 28}), METADATA)
     assert frequent["warnings"] and "IMPLAUSIBLE" in render_schedule_html(frequent)

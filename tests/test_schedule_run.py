@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from interrupting import interrupt_when
-from schedule_data import METADATA, QUICK, ROOT
+from support.interrupting import interrupt_when
+from support.schedules import METADATA, QUICK, ROOT
 
 from tablestorm.services.engine import Hand
 from tablestorm.sim.cli import main

@@ -33,19 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from test_table_service import (
-    Stream,
-    code_of,
-    open_streams,
-    play_to_a_fold,
-    run_async,
-    seat_players,
-    serving,
-    stud_options,
-    token,
-)
-from test_tournament_serve import process
-from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, player, until
+from support.calls import code_of
+from support.processes import process
+from support.running import run_async
+from support.table_invariants import HIDDEN
+from support.table_server import serving, stud_options, token
+from support.table_streams import Stream, open_streams, play_to_a_fold, seat_players
+from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, player, until
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
@@ -63,7 +57,6 @@ from tablestorm.sim.bots.client import Bot as LoadBot
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.stats import RunStats
 
-HIDDEN = -1
 HANDS = 6
 """Hands every cash table plays before the bots leave."""
 

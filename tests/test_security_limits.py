@@ -16,8 +16,11 @@ from __future__ import annotations
 import asyncio
 
 import grpc
-from test_play import WAIT, Reader, play, table, welcomed
-from test_table_service import Stream, code_of, exported, run_async, seat_players, serving, stud_options, token
+from support.calls import code_of
+from support.play_transport import WAIT, Reader, play, table, welcomed
+from support.running import run_async
+from support.table_server import exported, serving, stud_options, token
+from support.table_streams import Stream, seat_players
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

@@ -22,11 +22,11 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from test_cli_inputs import assert_refused, tablestorm
-from test_table_service import run_async, stud_options
-from test_tournament_serve import process, stop
-from test_tournament_service import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
-from tls_certs import TlsFiles, issue_client_cert, make_tls_files
+from support.certificates import TlsFiles, issue_client_cert, make_tls_files
+from support.processes import assert_refused, process, stop, tablestorm
+from support.running import run_async
+from support.table_server import stud_options
+from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

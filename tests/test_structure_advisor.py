@@ -17,7 +17,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from structure_file import check_structure, play_levels
+from support.structure_rules import check_structure, play_levels
 
 from tablestorm.services.director.advisor import (
     DENOMINATIONS,

@@ -1,480 +1,42 @@
 """The gRPC table service against a real server on 127.0.0.1 (grpc.aio, in-process, port 0).
 
-Each test drives its own event loop (``asyncio.run``) so the suite needs no asyncio plugin, and
+Each test drives its own event loop (``run_async``) so the suite needs no asyncio plugin, and
 waits for what it expects on the stream with a timeout, never with a sleep. Rules cited: CLOCK-1..3,
 SHOW-4, TABLE-1, TABLE-2.
-
-The helpers here (``serving``, ``Stream``, ``GateLedger``, ``Replay``, ``drive``) are shared by the
-other ``tests/test_table_service_*.py`` files.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import typing
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from contextlib import asynccontextmanager
-from typing import Any, Generic, TypeVar
 
 import grpc
 import pytest
-from google.protobuf.descriptor import ServiceDescriptor
-from prometheus_client import generate_latest
-from prometheus_client.parser import text_string_to_metric_families
+from support.calls import assert_every_rpc_served, code_of
+from support.running import run_async
+from support.table_invariants import HIDDEN
+from support.table_replay import hand_events
+from support.table_server import GateLedger, exported, narrow_channel, serving, stud_options, token
+from support.table_streams import (
+    TIMEOUT,
+    Stream,
+    first_to_act,
+    open_streams,
+    play_hand,
+    play_to_a_fold,
+    seat_players,
+    seated_table,
+)
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
-from tablestorm.services.engine import SEVEN_CARD_STUD, Action, ActionKind, Hand, Stakes, TableOptions
+from tablestorm.services.engine import SEVEN_CARD_STUD, ActionKind, Stakes, TableOptions
 from tablestorm.services.engine import events as ev
-from tablestorm.services.engine.seated import SeatedTable
-from tablestorm.services.engine.table import CashTable, HandRecord
-from tablestorm.services.engine.visibility import view, views
+from tablestorm.services.engine.table import CashTable
 from tablestorm.services.table import convert
-from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.hub import EVENTS, RESULTS, EventLog, LogEntry, Outbox, frame
-from tablestorm.services.table.ledger import LedgerEntry
 from tablestorm.services.table.live_table import RESULT_CACHE
-from tablestorm.services.table.server import ServerConfig, TableServer
-
-TIMEOUT = 10.0
-HIDDEN = -1
-T = TypeVar("T", bound=SeatedTable[Any])
-
-# One grpc.aio runtime for the whole test process. Otherwise it is torn down whenever the last aio
-# object of a test is collected and built again by the next, and a teardown (joining its poller
-# thread) can hang for good: grpc/grpc#22365, #40989. One hung at pytest's final gc.collect here.
-grpc.aio.init_grpc_aio()
-
-
-def run_async(test: Callable[..., Coroutine[Any, Any, None]], timeout: float = 60) -> Callable[..., None]:
-    """Run an async test in a fresh event loop, bounded in time (``functools.partial(run_async,
-    timeout=...)`` for a longer bound)."""
-
-    @functools.wraps(test)
-    def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(asyncio.wait_for(test(*args, **kwargs), timeout))
-
-    return wrapper
-
-
-class GateLedger:
-    """A TableLedger kept in memory that holds each table's first deal until the test opens it.
-
-    A hand starts as soon as two players sit; holding the first deal (the server awaits the ledger
-    before it deals) lets a test seat everyone first, so every player is dealt into hand 1 and an
-    engine replay of the table starts from the same seats.
-    """
-
-    def __init__(self) -> None:
-        self.entries: list[LedgerEntry] = []
-        self._gates: dict[str, asyncio.Event] = {}
-        self._held: dict[str, asyncio.Event] = {}
-
-    def gate(self, table_id: str) -> asyncio.Event:
-        """Set it to let the table's first deal go on."""
-        return self._gates.setdefault(table_id, asyncio.Event())
-
-    def held(self, table_id: str) -> asyncio.Event:
-        """Set once the table's first deal is waiting at the gate."""
-        return self._held.setdefault(table_id, asyncio.Event())
-
-    async def record(self, entry: LedgerEntry) -> None:
-        self.entries.append(entry)  # in call order, as a real ledger stores them
-        if entry.kind == "hand_started" and entry.hand_number == 1:
-            self.held(entry.table_id).set()
-            await self.gate(entry.table_id).wait()
-
-    def note(self, entry: LedgerEntry) -> None:
-        self.entries.append(entry)
-
-    def of(self, table_id: str, kind: str) -> list[LedgerEntry]:
-        return [e for e in self.entries if e.table_id == table_id and e.kind == kind]
-
-
-@asynccontextmanager
-async def serving(
-    ledger: GateLedger | None = None, metrics_http: bool = False, **limits: Any
-) -> AsyncIterator[tuple[TableServer, rpc.TableServiceStub]]:
-    """A started server on 127.0.0.1 and a stub. With ``metrics_http`` it serves /metrics too
-    (stopping that takes up to half a second: its serve loop polls for shutdown)."""
-    config = ServerConfig(
-        port=0,
-        metrics_port=0 if metrics_http else None,
-        limits=HostLimits(**limits),
-        drain_seconds=5,
-        ledger=ledger,
-    )
-    server = TableServer(config)
-    await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
-    try:
-        yield server, rpc.TableServiceStub(channel)
-    finally:
-        if server.host is not None and server.host.accepting:
-            await server.stop(drain_seconds=0)
-        await channel.close()
-
-
-def exported(server: TableServer, name: str, **labels: str) -> float:
-    """The server's metric as Prometheus reads it (from the exposition text): the sum of the
-    samples ``name`` whose labels include ``labels`` (all games, say, when no game is named)."""
-    text = generate_latest(server.metrics.registry).decode()
-    found = [
-        float(sample.value)
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and labels.items() <= sample.labels.items()
-    ]
-    if not found:
-        raise KeyError(f"the server exports no sample {name}{labels or ''}")
-    return sum(found)
-
-
-def stud_options(**overrides: Any) -> pb.TableOptions:
-    fields: dict[str, Any] = {"game": "7stud", "stakes": pb.Stakes(small_bet=4)}
-    return pb.TableOptions(**(fields | overrides))
-
-
-def token(seat_token: str) -> tuple[tuple[str, str]]:
-    return (("x-seat-token", seat_token),)
-
-
-async def code_of(call: Any) -> tuple[grpc.StatusCode, str]:
-    with pytest.raises(grpc.aio.AioRpcError) as info:
-        await call
-    return info.value.code(), info.value.details() or ""
-
-
-class Stream:
-    """One Play stream, read in the background; tests wait on conditions over what arrived."""
-
-    def __init__(
-        self,
-        stub: rpc.TableServiceStub,
-        table_id: str,
-        seat: int = 0,
-        seat_token: str = "",
-        resume_after: int | None = None,
-        changed: asyncio.Condition | None = None,
-    ) -> None:
-        hello = pb.Hello(table_id=table_id, seat=seat)
-        if resume_after is not None:
-            hello.resume_after_seq = resume_after
-        self.seat = seat
-        self.call = stub.Play(metadata=token(seat_token) if seat_token else None)
-        self.events: list[pb.Event] = []
-        self.results: dict[str, pb.ActResult] = {}
-        self.result_log: list[pb.ActResult] = []
-        """Every ActResult, in order (``results`` keeps the last per action id)."""
-        self.pongs: set[int] = set()
-        self.welcome: pb.Welcome | None = None
-        self.turn: pb.YourTurn | None = None
-        self.messages = 0
-        """ServerMessages read."""
-        self.sent = 1
-        """ClientMessages written (the Hello first)."""
-        self.error: grpc.aio.AioRpcError | None = None
-        self.ended = False
-        self._changed = changed or asyncio.Condition()
-        """Notified on every message; streams of one table share it, so a wait can watch them all."""
-        self._count = 0
-        self._task = asyncio.ensure_future(self._pump(hello))
-
-    async def _pump(self, hello: pb.Hello) -> None:
-        try:
-            await self.call.write(pb.ClientMessage(hello=hello))
-            while (msg := await self.call.read()) is not grpc.aio.EOF:
-                self.messages += 1
-                if msg.HasField("welcome"):
-                    self.welcome = msg.welcome
-                for result in msg.results:
-                    self.results[result.action_id] = result
-                self.result_log.extend(msg.results)
-                self.events.extend(msg.events)
-                if msg.HasField("your_turn"):
-                    self.turn = msg.your_turn
-                self.pongs.update(p.nonce for p in msg.pongs)
-                async with self._changed:
-                    self._changed.notify_all()
-        except grpc.aio.AioRpcError as exc:
-            self.error = exc
-        finally:
-            self.ended = True
-            async with self._changed:
-                self._changed.notify_all()
-
-    async def until(self, predicate: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: predicate() or self.ended), timeout)
-        assert predicate(), f"stream ended first: {self.error!r}"
-
-    async def until_end(self, timeout: float = TIMEOUT) -> None:
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: self.ended), timeout)
-
-    def kinds(self) -> list[str]:
-        return [str(e.WhichOneof("kind")) for e in self.events]
-
-    def of(self, kind: str) -> list[Any]:
-        return [getattr(e, kind) for e in self.events if e.WhichOneof("kind") == kind]
-
-    async def act(
-        self,
-        kind: int,
-        amount: int = 0,
-        action_id: str | None = None,
-        discard: Sequence[int] = (),
-        turn_seq: int | None = None,
-    ) -> pb.ActResult:
-        """Send an action and wait for its result."""
-        await self.until(lambda: self.welcome is not None)
-        self._count += 1
-        action_id = action_id or f"{self.seat}-{self._count}"
-        self.turn = None
-        request = pb.ActRequest(action_id=action_id, kind=kind, amount=amount, discard=discard)
-        if turn_seq is not None:
-            request.turn_seq = turn_seq
-        await self.call.write(pb.ClientMessage(act=request))
-        self.sent += 1
-        await self.until(lambda: action_id in self.results)
-        return self.results[action_id]
-
-    async def ping(self, nonce: int) -> None:
-        """A round trip: everything the server queued for this stream before the Pong has arrived."""
-        pongs = self.pongs
-        await self.call.write(pb.ClientMessage(ping=pb.Ping(nonce=nonce)))
-        self.sent += 1
-        await self.until(lambda: nonce in pongs)
-
-    def own_down(self, hand_number: int) -> list[int]:
-        """This seat's face-down cards in hand ``hand_number`` as its stream showed them."""
-        cards: list[int] = []
-        for e in self.events:
-            if e.hand_number != hand_number:
-                continue
-            if e.HasField("cards_dealt") and e.cards_dealt.seat == self.seat:
-                cards.extend(e.cards_dealt.down)
-            elif e.HasField("drew") and e.drew.seat == self.seat:
-                cards = [c for c in cards if c not in e.drew.discarded] + list(e.drew.drawn)
-        return cards
-
-    async def play_turn(self) -> pb.ActResult:
-        """Act on the current YourTurn with a passive legal action."""
-        assert self.turn is not None
-        legal = {a.kind: a for a in self.turn.legal}
-        for kind in (pb.ACTION_KIND_CHECK, pb.ACTION_KIND_CALL, pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_DRAW):
-            if kind in legal:
-                return await self.act(kind, legal[kind].min)
-        raise AssertionError(f"no passive action in {self.turn}")
-
-    async def close(self) -> None:
-        self.call.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
-
-
-def narrow_channel(port: int) -> grpc.aio.Channel:
-    """A channel of its own whose connection accepts almost nothing (a 1 KiB window) until read."""
-    return grpc.aio.insecure_channel(
-        f"127.0.0.1:{port}",
-        options=[
-            ("grpc.http2.lookahead_bytes", 1024),
-            ("grpc.http2.bdp_probe", 0),
-            ("grpc.use_local_subchannel_pool", 1),
-        ],
-    )
-
-
-def open_streams(stub: rpc.TableServiceStub, table_id: str, tokens: dict[int, str]) -> dict[int, Stream]:
-    changed = asyncio.Condition()
-    return {seat: Stream(stub, table_id, seat, tokens[seat], changed=changed) for seat in tokens}
-
-
-async def first_to_act(streams: dict[int, Stream]) -> Stream:
-    """The stream of the player whose turn comes first, once it has come."""
-    await next(iter(streams.values())).until(lambda: any(s.turn is not None for s in streams.values()))
-    return next(s for s in streams.values() if s.turn is not None)
-
-
-async def seat_players(stub: rpc.TableServiceStub, table_id: str, seats: int) -> dict[int, str]:
-    tokens = {}
-    for seat in range(1, seats + 1):
-        reply = await stub.SitDown(pb.SitDownRequest(table_id=table_id, seat=seat, player_id=f"p{seat}"))
-        tokens[seat] = reply.seat_token
-    return tokens
-
-
-async def play_hand(streams: dict[int, Stream], hand_number: int) -> None:
-    """Every seat checks or calls until hand ``hand_number`` ends."""
-    watcher = next(iter(streams.values()))
-
-    def ended() -> bool:
-        return any(e.hand_number == hand_number and e.HasField("hand_ended") for e in watcher.events)
-
-    while not ended():
-        await watcher.until(
-            lambda: (
-                ended()
-                or any(s.turn is not None and s.turn.hand_number == hand_number for s in streams.values())
-            )
-        )
-        for stream in streams.values():
-            if stream.turn is not None and stream.turn.hand_number == hand_number and not ended():
-                result = await stream.play_turn()
-                assert result.code == 0, result
-
-
-# ----------------------------------------------------------------- seeded tables and engine replays
-
-TABLE_EVENTS = frozenset({"seat_changed", "hand_voided"})
-"""Events of the table itself, not of a hand's engine record."""
-DECISIONS = frozenset({"acted", "timed_out", "drew"})
-"""The events a player's decision (or the clock's, CLOCK-2) starts with."""
-AMOUNT_KINDS = frozenset({pb.ACTION_KIND_BRING_IN, pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE})
-AGGRESSIVE_KINDS = (pb.ACTION_KIND_COMPLETE, pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE)
-
-Decision: typing.TypeAlias = tuple[int, int, Sequence[int]]
-"""An action to send: kind, amount (a street total), discards."""
-Decide: typing.TypeAlias = Callable[[Stream, pb.YourTurn], Decision]
-
-
-def hand_events(events: Sequence[pb.Event], hand_number: int) -> list[pb.Event]:
-    """The events of one hand's engine record, as a stream delivered them."""
-    return [e for e in events if e.hand_number == hand_number and e.WhichOneof("kind") not in TABLE_EVENTS]
-
-
-async def seated_table(
-    stub: rpc.TableServiceStub,
-    ledger: GateLedger,
-    table_id: str,
-    options: pb.TableOptions,
-    seed: int,
-    players: int,
-) -> tuple[dict[int, str], dict[int, Stream], Stream]:
-    """A seeded table with ``players`` seated (seats 1..n) and watching, all dealt into hand 1.
-
-    Returns the seat tokens, each seat's Play stream and a spectator stream (one shared condition).
-    """
-    await stub.CreateTable(pb.CreateTableRequest(table_id=table_id, options=options, seed=seed))
-    changed = asyncio.Condition()
-    spectator = Stream(stub, table_id, changed=changed)
-    tokens = await seat_players(stub, table_id, players)
-    streams = {seat: Stream(stub, table_id, seat, tokens[seat], changed=changed) for seat in tokens}
-    await spectator.until(lambda: all(s.welcome is not None for s in [spectator, *streams.values()]))
-    ledger.gate(table_id).set()  # deal hand 1, to everyone seated
-    return tokens, streams, spectator
-
-
-async def drive(streams: dict[int, Stream], watcher: Stream, hands: int, decide: Decide) -> int:
-    """Play hands 1, 2, ... ``hands`` with ``decide`` answering every YourTurn; stops early when
-    fewer than two players have chips left. Every action must be accepted. Returns hands played."""
-    for number in range(1, hands + 1):
-        ended_events = watcher.of("hand_ended")
-        if ended_events and sum(stack > 0 for stack in ended_events[-1].stacks) < 2:
-            return number - 1
-
-        def ended(number: int = number) -> bool:
-            return any(e.hand_number == number and e.HasField("hand_ended") for e in watcher.events)
-
-        def turn(number: int = number) -> Stream | None:
-            return next(
-                (s for s in streams.values() if s.turn is not None and s.turn.hand_number == number), None
-            )
-
-        while not ended():
-            await watcher.until(lambda: ended() or turn() is not None)
-            stream = turn()
-            if stream is None or ended():
-                continue
-            prompt = stream.turn
-            assert prompt is not None
-            kind, amount, discard = decide(stream, prompt)
-            result = await stream.act(kind, amount, discard=discard, turn_seq=prompt.seq)
-            assert result.code == 0, (result, prompt)
-    return hands
-
-
-class Replay(Generic[T]):
-    """The engine's own account of a served table: an engine table with the same options, seed,
-    table id and seats (TABLE-2 deals from (seed, table id, hand number)), dealt by ``deal``, fed
-    the decisions the server reports (actions, draws, clock expiries), checked event by event
-    against what it streamed."""
-
-    def __init__(self, table: T, deal: Callable[[], Hand]) -> None:
-        self.table = table
-        self.deal = deal
-
-    @staticmethod
-    def cash(table_id: str, options: pb.TableOptions, seed: int, players: int) -> Replay[CashTable]:
-        """A cash table with ``players`` seated at seats 1..n with the posted buy-in."""
-        table = CashTable(table_id, convert.options_from_proto(options), seed=seed)
-        for seat in range(1, players + 1):
-            table.sit_down(seat, f"p{seat}", table.options.posted_buy_in)
-        return Replay(table, table.start_hand)
-
-    def hand(
-        self, number: int, public: Sequence[pb.Event], private: dict[int, Stream]
-    ) -> HandRecord:
-        """Replay hand ``number``: the spectator's ``public`` events must be the engine's public
-        view of it, and every seat's stream exactly that seat's view. Returns the engine's record."""
-        served = hand_events(public, number)
-        table = self.table
-        hand = self.deal()
-        assert table.hand_number == number
-        if table.hand is not None:
-            seats = tuple(k + 1 for k in table.hand_seats)
-        else:  # over while dealing (everyone all-in on the forced bets)
-            assert table.last_record is not None
-            seats = table.last_record.seats
-        position = 0
-
-        def compare(new: Sequence[ev.Event]) -> None:
-            nonlocal position
-            for event in new:
-                assert position < len(served), f"hand {number}: the engine has more events: {event}"
-                got = served[position]
-                want = convert.event_to_proto(view(event, None), seats, seq=got.seq, hand_number=number)
-                assert got == want, (number, position, got, want)
-                position += 1
-
-        compare(list(hand.events))
-        while table.hand is not None:
-            assert position < len(served), f"hand {number}: the server stopped before the engine"
-            # The decision's own event: a draw's Drew may follow a Reshuffled (DRAW-4).
-            decision = next((e for e in served[position:] if e.WhichOneof("kind") in DECISIONS), served[-1])
-            kind = decision.WhichOneof("kind")
-            if kind == "timed_out":
-                assert decision.timed_out.seat == seats[table.hand.actor]
-                new = table.timeout()
-            elif kind == "acted":
-                acted = decision.acted
-                amount = acted.to if acted.kind in AMOUNT_KINDS else 0
-                new = table.apply(acted.seat, Action(convert.KIND_FROM_PB[acted.kind], amount))
-            elif kind == "drew":
-                seat = decision.drew.seat
-                own = next(e for e in private[seat].events if e.seq == decision.seq)
-                new = table.apply(seat, Action(ActionKind.DRAW, 0, tuple(own.drew.discarded)))
-            else:
-                raise AssertionError(f"hand {number}: the engine awaits a decision, the server sent {decision}")
-            compare(new)
-        assert position == len(served), f"hand {number}: the server has more events: {served[position:]}"
-        record = table.last_record
-        assert record is not None and record.hand_number == number
-        for index, seat in enumerate(record.seats):
-            if seat in private:
-                mine = hand_events(private[seat].events, number)
-                assert len(mine) == len(record.events), (number, seat)
-                want_events = [
-                    convert.event_to_proto(e, record.seats, seq=got.seq, hand_number=number)
-                    for e, got in zip(views(record.events, index), mine, strict=True)
-                ]
-                assert mine == want_events, (number, seat)
-        return record
-
-
-# ----------------------------------------------------------------- wire format
 
 
 def test_concatenated_frames_parse_as_one_message() -> None:
@@ -643,30 +205,6 @@ async def test_stand_up_revokes_the_token() -> None:
 
 # ----------------------------------------------------------------- the lobby: ListTables, CloseTable
 
-
-async def assert_every_rpc_served(port: int, service: ServiceDescriptor) -> None:
-    """Call every method of ``service`` on the server at ``port`` with an empty request: each must
-    be answered (if only with INVALID_ARGUMENT or NOT_FOUND), none UNIMPLEMENTED or UNKNOWN."""
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-    for method in service.methods:
-        path = f"/{service.full_name}/{method.name}"
-        if method.client_streaming:  # Play: a stream that ends before its Hello ends OK
-            call = channel.stream_stream(path)()
-            await call.done_writing()
-            code = await call.code()
-        elif method.server_streaming:  # Watch: an empty request names no tournament
-            stream = channel.unary_stream(path)(b"", timeout=5)
-            with contextlib.suppress(grpc.aio.AioRpcError):
-                async for _ in stream:
-                    pass
-            code = await stream.code()
-        else:
-            unary = channel.unary_unary(path)(b"", timeout=5)
-            with contextlib.suppress(grpc.aio.AioRpcError):
-                await unary
-            code = await unary.code()
-        assert code not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNKNOWN), (method.name, code)
-    await channel.close()
 
 
 @run_async
@@ -997,26 +535,6 @@ async def test_action_clock_times_out_and_sits_the_player_out() -> None:
         assert "hand_ended" in spectator.kinds()
         assert exported(server, "tablestorm_timeouts_total", outcome="bring_in") >= 1
         await spectator.close()
-
-
-async def play_to_a_fold(streams: dict[int, Stream], aggressor: int) -> None:
-    """Hand 1 with the ``aggressor`` seat betting whenever it may and the others folding whenever
-    they may (checking, calling or bringing in otherwise): it ends without a showdown."""
-    watcher = streams[aggressor]
-
-    def ended() -> bool:
-        return any(e.hand_number == 1 and e.HasField("hand_ended") for e in watcher.events)
-
-    while not ended():
-        await watcher.until(lambda: ended() or any(s.turn is not None for s in streams.values()))
-        for stream in streams.values():
-            if stream.turn is None or ended():
-                continue
-            legal = {a.kind: a for a in stream.turn.legal}
-            prefer = AGGRESSIVE_KINDS if stream.seat == aggressor else (pb.ACTION_KIND_FOLD,)
-            kind = next((k for k in prefer if k in legal), None)
-            result = await (stream.play_turn() if kind is None else stream.act(kind, legal[kind].min))
-            assert result.code == 0, result
 
 
 @run_async

@@ -1,5 +1,5 @@
-"""The action clock on a real server (127.0.0.1) with a short clock and silent players: every
-CLOCK-2 branch, with exact chips, and CLOCK-3's sitting out.
+"""The action clock on a real server (127.0.0.1) with silent players: every CLOCK-2 branch, with
+exact chips, and CLOCK-3's sitting out.
 
 CLOCK-2: a player whose clock runs out checks when checking is free; otherwise, having already put
 chips in voluntarily this hand (a call, bet, raise or completion; not the ante, blinds or
@@ -8,78 +8,27 @@ of the betting going to side pots; having not, folds. The engine also posts a ti
 (STUD-3) and stands pat for a timed-out draw (DRAW-4). CLOCK-3: a timed-out player sits out after
 the hand until they ask to return.
 
-The clock is 0.2 s, so the players who are not silent act within it (a round trip takes a few
-milliseconds). On a machine so loaded that one of them misses it anyway, the run is disturbed
-and repeated on a fresh server (at most three times): a missed clock cannot pass for a result.
+The server's clocks are a ``ManualClock``: a turn's clock runs out when the test runs it out, which
+it does the moment a silent player's turn arrives, and never while a player who acts is deciding.
+However loaded the machine, the players who act are never too slow for the clock, so each
+scenario runs once and its result is the rules', not the scheduler's.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Callable
 
-import grpc
-from test_table_service import (
-    GateLedger,
-    Replay,
-    Stream,
-    exported,
-    hand_events,
-    play_hand,
-    run_async,
-    seated_table,
-    serving,
-    token,
-)
+from support.running import run_async
+from support.table_replay import Replay, hand_events
+from support.table_server import GateLedger, ManualClock, exported, serving, token
+from support.table_streams import Stream, play_hand, play_script, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 
 CLOCK = 0.2
-ATTEMPTS = 3
+"""The clock the tables announce (YourTurn's deadline); the ``ManualClock`` decides when it runs out."""
 K = pb  # the enums, by a short name
-Policy = Callable[[int, int, dict[int, pb.LegalAction]], tuple[int, int] | None]
-"""(seat, street, legal actions by kind) -> (kind, amount) to act, or None to let the clock run."""
-
-
-def street_of(stream: Stream, number: int) -> int:
-    """The betting round the stream's latest turn belongs to (its events precede its YourTurn)."""
-    rounds = [e.round_started.street for e in stream.events if e.hand_number == number and e.HasField("round_started")]
-    return rounds[-1] if rounds else 0
-
-
-async def play_script(streams: dict[int, Stream], watcher: Stream, number: int, policy: Policy) -> bool:
-    """Answer every turn of hand ``number`` with ``policy`` until the hand ends; False if the clock
-    beat a player who meant to act (the run is disturbed)."""
-    ignored: set[tuple[int, int]] = set()
-
-    def ended() -> bool:
-        return any(e.hand_number == number and e.HasField("hand_ended") for e in watcher.events)
-
-    def pending() -> Stream | None:
-        for stream in streams.values():
-            turn = stream.turn
-            if turn is not None and turn.hand_number == number and (stream.seat, turn.seq) not in ignored:
-                return stream
-        return None
-
-    while not ended():
-        await watcher.until(lambda: ended() or pending() is not None)
-        stream = pending()
-        if stream is None or ended():
-            continue
-        turn = stream.turn
-        assert turn is not None
-        decision = policy(stream.seat, street_of(stream, number), {a.kind: a for a in turn.legal})
-        if decision is None:
-            ignored.add((stream.seat, turn.seq))  # silent: the clock will act
-            continue
-        kind, amount = decision
-        result = await stream.act(kind, amount, turn_seq=turn.seq)
-        if result.code:
-            assert result.code == grpc.StatusCode.FAILED_PRECONDITION.value[0], result
-            return False  # the turn had passed: the clock acted first
-    return True
 
 
 def commitments(events: list[pb.Event]) -> dict[int, int]:
@@ -133,15 +82,17 @@ def stud_policy(seat: int, street: int, legal: dict[int, pb.LegalAction]) -> tup
     return first(K.ACTION_KIND_CHECK, K.ACTION_KIND_CALL)
 
 
-async def _stud_run() -> bool:
-    ledger = GateLedger()
-    async with serving(ledger=ledger) as (server, stub):
+@run_async
+async def test_silent_players_check_go_all_in_for_what_they_put_in_and_fold() -> None:
+    """CLOCK-2 in Seven Card Stud: bring-in and fold for a player silent from the deal; check,
+    then all-in for the chips already in (a side pot it cannot win) for one silent after calling;
+    CLOCK-3 for both."""
+    ledger, clock = GateLedger(), ManualClock()
+    async with serving(ledger=ledger, timers=clock) as (server, stub):
         tokens, streams, spectator = await seated_table(stub, ledger, "clock", STUD, STUD_SEED, 4)
-        if not await play_script(streams, spectator, 1, stud_policy):
-            return False
+        assert await play_script(streams, spectator, 1, stud_policy, clock.run_out)
         hand = hand_events(spectator.events, 1)
-        if outcomes(hand, A) or outcomes(hand, B):
-            return False  # a player who meant to act was too slow for the clock
+        assert not outcomes(hand, A) and not outcomes(hand, B)  # the players who act acted
         # F: its clock posted the bring-in (STUD-3), then, nothing voluntary in, folded.
         assert outcomes(hand, F) == [K.TIMEOUT_OUTCOME_BRING_IN, K.TIMEOUT_OUTCOME_FOLD]
         # S called on third street (voluntary): checked while free, then all-in for what was in.
@@ -177,24 +128,11 @@ async def _stud_run() -> bool:
         assert back.status == pb.SEAT_STATUS_PLAYING
         await play_hand({A: streams[A], B: streams[B]}, 2)
         await spectator.until(lambda: len(spectator.of("hand_started")) == 3)
-        if outcomes(hand_events(spectator.events, 2), A) or outcomes(hand_events(spectator.events, 2), B):
-            return False
+        assert not outcomes(hand_events(spectator.events, 2), A) and not outcomes(hand_events(spectator.events, 2), B)
         assert list(spectator.of("hand_started")[2].seats) == [A, B, S]
         assert exported(server, "tablestorm_chip_conservation_violations_total") == 0
         for stream in [spectator, *streams.values()]:
             await stream.close()
-    return True
-
-
-@run_async
-async def test_silent_players_check_go_all_in_for_what_they_put_in_and_fold() -> None:
-    """CLOCK-2 in Seven Card Stud: bring-in and fold for a player silent from the deal; check,
-    then all-in for the chips already in (a side pot it cannot win) for one silent after calling;
-    CLOCK-3 for both."""
-    for _ in range(ATTEMPTS):
-        if await _stud_run():
-            return
-    raise AssertionError(f"the players who act missed a {CLOCK} s clock in {ATTEMPTS} runs")
 
 
 # ----------------------------------------------------------------- draw: stand pat, check, all-in
@@ -213,9 +151,11 @@ def draw_policy(seat: int, street: int, legal: dict[int, pb.LegalAction]) -> tup
     raise AssertionError(f"seat {seat}: no scripted action among {sorted(legal)}")
 
 
-async def _draw_run() -> bool:
-    ledger = GateLedger()
-    async with serving(ledger=ledger) as (_, stub):
+@run_async
+async def test_a_silent_drawer_stands_pat_checks_and_goes_all_in() -> None:
+    """CLOCK-2 in Seven-to-Ace draw: stand pat at the draw, check when free, all-in when facing a bet."""
+    ledger, clock = GateLedger(), ManualClock()
+    async with serving(ledger=ledger, timers=clock) as (_, stub):
         # Seats 1 (A) and 3 (S), so the names match the stud test.
         await stub.CreateTable(pb.CreateTableRequest(table_id="draw", options=DRAW, seed=DRAW_SEED))
         changed = asyncio.Condition()
@@ -226,11 +166,9 @@ async def _draw_run() -> bool:
             streams[seat] = Stream(stub, "draw", seat, reply.seat_token, changed=changed)
         await spectator.until(lambda: all(s.welcome is not None for s in [spectator, *streams.values()]))
         ledger.gate("draw").set()
-        if not await play_script(streams, spectator, 1, draw_policy):
-            return False
+        assert await play_script(streams, spectator, 1, draw_policy, clock.run_out)
         hand = hand_events(spectator.events, 1)
-        if outcomes(hand, A):
-            return False
+        assert not outcomes(hand, A)  # the player who acts acted
         # S called the raise (voluntary): stood pat at the draw, checked first, then all-in.
         assert outcomes(hand, S) == [K.TIMEOUT_OUTCOME_STAND_PAT, K.TIMEOUT_OUTCOME_CHECK, K.TIMEOUT_OUTCOME_ALL_IN]
         drew = [e.drew for e in hand if e.HasField("drew") and e.drew.seat == S]
@@ -248,13 +186,3 @@ async def _draw_run() -> bool:
         await spectator.until(lambda: sat_out(spectator, S))  # CLOCK-3: A is alone, no hand is dealt
         for stream in [spectator, *streams.values()]:
             await stream.close()
-    return True
-
-
-@run_async
-async def test_a_silent_drawer_stands_pat_checks_and_goes_all_in() -> None:
-    """CLOCK-2 in Seven-to-Ace draw: stand pat at the draw, check when free, all-in when facing a bet."""
-    for _ in range(ATTEMPTS):
-        if await _draw_run():
-            return
-    raise AssertionError(f"the player who acts missed a {CLOCK} s clock in {ATTEMPTS} runs")

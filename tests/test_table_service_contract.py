@@ -12,16 +12,10 @@ import re
 
 import grpc
 from grpc_reflection.v1alpha import reflection_pb2
-from test_table_service import (
-    Stream,
-    code_of,
-    first_to_act,
-    open_streams,
-    run_async,
-    seat_players,
-    serving,
-    stud_options,
-)
+from support.calls import code_of
+from support.running import run_async
+from support.table_server import serving, stud_options
+from support.table_streams import Stream, first_to_act, open_streams, seat_players
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.rpc.reflection import V1_SERVICE_NAME

@@ -23,12 +23,10 @@ import itertools
 import json
 import signal
 import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import grpc
@@ -38,15 +36,15 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
-from table_invariants import CALL_TIMEOUT, call_endings, chips_on_tables, errors, leak, seq_break, serving
+from support.processes import TABLESTORM
+from support.table_contract import ACT_RESULT_CODES, ALLOWED, GAMES, METHODS, SERVICE, documented
+from support.table_invariants import CALL_TIMEOUT, call_endings, chips_on_tables, errors, leak, seq_break, serving
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 
-TABLESTORM = Path(sys.executable).parent / "tablestorm"
 MAX_TABLES = 8
 """A small server: table creation meets RESOURCE_EXHAUSTED soon, and every check stays cheap."""
 UNARY = tuple(m.name for m in SERVICE.methods if not m.client_streaming and not m.server_streaming)

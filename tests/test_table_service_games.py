@@ -9,8 +9,6 @@
   seat carries another seat's face-down card before that seat's hand is shown (HandShown), a mucked
   hand's or a discard's cards never, and a spectator sees no face-down card at all; the same holds
   for every seat's hand histories (SHOW-4).
-
-Helpers (``serving``, ``Stream``, ``GateLedger``, ``Replay``, ``drive``) are in test_table_service.py.
 """
 
 from __future__ import annotations
@@ -22,23 +20,11 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_table_service import (
-    AMOUNT_KINDS,
-    HIDDEN,
-    TIMEOUT,
-    Decide,
-    Decision,
-    GateLedger,
-    Replay,
-    Stream,
-    drive,
-    exported,
-    hand_events,
-    run_async,
-    seated_table,
-    serving,
-    token,
-)
+from support.running import run_async
+from support.table_invariants import HIDDEN
+from support.table_replay import Replay, hand_events
+from support.table_server import GateLedger, exported, serving, token
+from support.table_streams import AMOUNT_KINDS, TIMEOUT, Decision, Stream, drive, random_policy, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import events as ev
@@ -67,39 +53,6 @@ def table_options(game: str, structure: int, buy_in: int) -> pb.TableOptions:
     return pb.TableOptions(
         game=game, structure=structure, stakes=pb.Stakes(small_bet=10), buy_in=buy_in, clock_seconds=CLOCK
     )
-
-
-def random_policy(rng: random.Random) -> Decide:
-    """Random legal actions, passive more often than not so that hands reach showdowns."""
-    weights = {
-        pb.ACTION_KIND_FOLD: 1,
-        pb.ACTION_KIND_CHECK: 5,
-        pb.ACTION_KIND_CALL: 5,
-        pb.ACTION_KIND_BRING_IN: 3,
-        pb.ACTION_KIND_COMPLETE: 2,
-        pb.ACTION_KIND_BET: 2,
-        pb.ACTION_KIND_RAISE: 2,
-    }
-
-    def decide(stream: Stream, turn: pb.YourTurn) -> Decision:
-        legal = {a.kind: a for a in turn.legal}
-        if pb.ACTION_KIND_DRAW in legal:
-            bounds = legal[pb.ACTION_KIND_DRAW]
-            cards = stream.own_down(turn.hand_number)
-            return pb.ACTION_KIND_DRAW, 0, rng.sample(cards, rng.randint(bounds.min, min(bounds.max, 4)))
-        kinds = sorted(legal)
-        kind = rng.choices(kinds, [weights[k] for k in kinds])[0]
-        option = legal[kind]
-        if kind not in AMOUNT_KINDS:
-            return kind, 0, ()
-        roll = rng.random()
-        if option.min == option.max or roll < 0.6:
-            return kind, option.min, ()
-        if roll < 0.75 or stream.welcome is None or stream.welcome.table.options.structure == FIXED:
-            return kind, option.max, ()  # fixed limit: only the two ends are legal
-        return kind, rng.randint(option.min, option.max), ()
-
-    return decide
 
 
 async def hands_ended(streams: Sequence[Stream], number: int) -> None:

@@ -14,19 +14,10 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from test_table_service import (
-    Stream,
-    code_of,
-    exported,
-    first_to_act,
-    open_streams,
-    play_hand,
-    run_async,
-    seat_players,
-    serving,
-    stud_options,
-    token,
-)
+from support.calls import code_of
+from support.running import run_async
+from support.table_server import exported, serving, stud_options, token
+from support.table_streams import Stream, first_to_act, open_streams, play_hand, seat_players
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.table.service import SERVICE_NAME

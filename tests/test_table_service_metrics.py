@@ -8,12 +8,14 @@ violations and voided hands stay at zero.
 from __future__ import annotations
 
 import asyncio
-import urllib.request
 
 import grpc
-from prometheus_client.parser import text_string_to_metric_families
-from test_table_service import GateLedger, Stream, code_of, hand_events, run_async, seated_table, serving, token
-from test_table_service_clock import play_script
+from support.calls import code_of
+from support.metrics import scraped
+from support.running import run_async
+from support.table_replay import hand_events
+from support.table_server import GateLedger, serving, token
+from support.table_streams import Stream, play_script, seated_table
 
 from tablestorm.services.api import table_service_pb2 as pb
 
@@ -32,15 +34,6 @@ STUD = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), heads_up_un
 DRAW = pb.TableOptions(
     game="7a5draw", structure=pb.STRUCTURE_NO_LIMIT, stakes=pb.Stakes(small_bet=10), clock_seconds=1.0
 )
-
-
-def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
 
 
 def actions_on_street(stream: Stream, number: int) -> int:
@@ -118,7 +111,7 @@ async def test_metrics_count_scripted_hands_exactly() -> None:
         for nonce, stream in enumerate([stud_watch, *stud.values()]):
             await stream.ping(nonce)  # everything queued for the open streams has arrived
 
-        got = await asyncio.to_thread(scrape, server.metrics_port)
+        got = await asyncio.to_thread(scraped, server.metrics_port)
 
         def value(name: str, **labels: str) -> float:
             return got.get((name, tuple(sorted(labels.items()))), 0.0)

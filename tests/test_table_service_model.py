@@ -33,10 +33,11 @@ import pytest
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
-from service_model import ServiceModel, explore, index, pick, status_of
-from table_contract import ACT_RESULT_CODES, ALLOWED, GAMES
-from table_invariants import CALL_TIMEOUT, chips_in, first_sight, leak, seq_break, serving
-from test_table_service import Stream, token
+from support.service_model import ServiceModel, explore, index, pick, status_of
+from support.table_contract import ACT_RESULT_CODES, ALLOWED, GAMES
+from support.table_invariants import CALL_TIMEOUT, chips_in, first_sight, leak, seq_break, serving
+from support.table_server import token
+from support.table_streams import Stream
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

@@ -6,17 +6,15 @@ import json
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from support.processes import TABLESTORM
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
-
-TABLESTORM = Path(sys.executable).parent / "tablestorm"
 
 
 def test_serve_prints_ports_serves_and_drains_on_sigterm() -> None:

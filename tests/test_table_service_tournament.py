@@ -5,8 +5,6 @@ director token: only it seats players (with their chips), removes them, adds chi
 away and deals each hand (DealHand, answered with the hand's HandResult). Rules cited: TOURN-1
 (the stakes a hand is dealt with), TOURN-7 (away players dealt in, posting, folded or checked at
 once), TOURN-10 (chips added between hands), CLOCK-2 (a timed-out player becomes away), TABLE-2.
-
-Helpers (``serving``, ``Stream``, ``Replay``, ``drive``) are in test_table_service.py.
 """
 
 from __future__ import annotations
@@ -17,21 +15,11 @@ import secrets
 from typing import Any
 
 import grpc
-from test_table_service import (
-    TIMEOUT,
-    GateLedger,
-    Replay,
-    Stream,
-    code_of,
-    drive,
-    exported,
-    hand_events,
-    open_streams,
-    run_async,
-    serving,
-    token,
-)
-from test_table_service_games import random_policy
+from support.calls import code_of
+from support.running import run_async
+from support.table_replay import Replay, hand_events
+from support.table_server import GateLedger, exported, serving, token
+from support.table_streams import TIMEOUT, Stream, drive, open_streams, random_policy
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

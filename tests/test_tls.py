@@ -11,9 +11,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from serve_process import serve
-from test_play import Reader, run_async, welcomed
-from tls_certs import make_tls_files
+from support.certificates import make_tls_files
+from support.play_transport import Reader, welcomed
+from support.processes import serve
+from support.running import run_async
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.fields import FieldError

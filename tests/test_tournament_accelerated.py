@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tournament_room import draw_structure, stud_structure
+from support.tournament_room import draw_structure, stud_structure
 
 from tablestorm.services.director import events as ev
 from tablestorm.services.engine import Hand
@@ -74,9 +74,7 @@ def test_a_timed_out_player_is_folded_for_the_rest_of_the_hand_and_back_for_the_
     turns: list[tuple[Hand, list[bool]]] = []
 
     def record(table_id: str, hand: Hand) -> None:
-        table = run.table(table_id)
-        players = [table.seats[k].player_id.split("#")[0] for k in table.hand_seats]  # type: ignore[union-attr]
-        turns.append((hand, [run.profile(p) is asleep for p in players]))
+        turns.append((hand, [profile is asleep for profile in run.dealt_profiles(table_id)]))
 
     run = AcceleratedTournament(FAST, entrants=6, seed=2, profiles=[asleep, awake], observe=record, check_chips=True)
     result = run.run()
@@ -138,3 +136,25 @@ def test_a_sit_and_go_starts_when_full() -> None:  # TOURN-9
     assert structure.max_entrants == 5 and result.entries == 5
     assert [p["prize"] for p in result.finishing_order] == [*run.director.payouts(), 0, 0, 0]
     assert result.chips_conserved
+
+
+PINNED = {
+    # (example structure, entrants, seed): (hands, virtual seconds, finishing order by player)
+    ("stud8-turbo", 12, 1): (107, 4453.985034825223, "p9 p11 p2 p8 p4 p3 p1 p7 p5 p6 p10 p12"),
+    ("5stud-sng", 8, 2): (115, 5896.9063403954415, "p4 p1 p8 p3 p5 p7 p2 p6"),
+    ("draw-nl-sng", 5, 3): (91, 3480.2397812071645, "p4 p5 p2 p3 p1"),
+}
+
+
+def test_a_seed_plays_the_tournament_it_always_played() -> None:
+    """The default field on example structures of three games (stud hi-lo, five card stud,
+    no-limit draw: percentiles, the low, push or fold, the draw), pinned to the hand and the
+    float: work on speed must not change a single decision. A deliberate change of play re-pins
+    the values and says why."""
+    examples = Path(__file__).resolve().parent.parent / "sim/tournaments"
+    played = {}
+    for name, entrants, seed in PINNED:
+        result = AcceleratedTournament(load_structure(examples / f"{name}.yaml"), entrants=entrants, seed=seed).run()
+        order = " ".join(p["player"] for p in result.finishing_order)
+        played[name, entrants, seed] = (result.hands, result.duration_s, order)
+    assert played == PINNED

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ray_nodes import loopback_nodes
-from test_tournament_live import assert_complete
+from support.ray_nodes import loopback_nodes
+from support.tournament_document import assert_complete
 
 from tablestorm.sim.cli import main
 from tablestorm.sim.cluster import connection

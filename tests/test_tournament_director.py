@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tournament_room import Room, draw_structure, passive, stud_structure
+from support.tournament_room import Room, draw_structure, passive, stud_structure
 
 from tablestorm.services.director import commands as cmd
 from tablestorm.services.director import events as ev

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from structure_file import check_structure, play_levels
+from support.structure_rules import check_structure, play_levels
 
 from tablestorm.services.director.advisor import plan, suggest
 from tablestorm.services.director.payouts import payout_table

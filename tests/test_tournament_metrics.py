@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_table_service import exported, run_async
-from test_tournament_service import TIMEOUT, fast_structure, operator, started, tournament_servers, until
+from support.running import run_async
+from support.table_server import exported
+from support.tournaments import TIMEOUT, fast_structure, operator, started, tournament_servers, until
 
 from tablestorm.services.api import tournament_pb2 as tpb
 

@@ -5,7 +5,7 @@ The fault test is the one a room fears: SIGKILL a table server while a hand is r
 tournament goes on: the lost tables are rebuilt on the surviving server with the stacks the
 director holds (TOURN-11: the hand is voided, every stack back to its start, a
 TournamentHandVoided event), their players reseated (SeatAssigned to the other endpoint), and it
-plays to its winner with every chip. Clients are the ``Bot`` of test_tournament_service, which
+plays to its winner with every chip. Clients are the ``Bot`` of ``support.tournaments``, which
 knows only the protos.
 """
 
@@ -17,68 +17,23 @@ import random
 import signal
 import socket
 import subprocess
-import sys
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
-from test_cli_inputs import assert_refused, tablestorm
-from test_table_service import run_async
-from test_tournament_service import (
-    OPERATOR,
-    TIMEOUT,
-    Bot,
-    Channels,
-    fast_structure,
-    operator,
-    until,
-)
+from support.metrics import scraped
+from support.processes import assert_refused, process, stop, tablestorm
+from support.running import run_async
+from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
 
-TABLESTORM = Path(sys.executable).parent / "tablestorm"
 THAWED_S = 20.0
 """A thawed server's abandoned tables close within a health check and their hands played out
 (about a second): a bound well inside the test's own (run_async's 60 s), so a failure says why."""
-
-
-@contextmanager
-def process(*argv: str) -> Iterator[tuple[subprocess.Popen[str], dict[str, int]]]:
-    """A tablestorm process and the ports it printed; killed at the end if still running."""
-    child = subprocess.Popen([str(TABLESTORM), *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        assert line, child.stderr.read() if child.stderr is not None else ""
-        yield child, json.loads(line)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-
-
-def stop(child: subprocess.Popen[str]) -> str:
-    """SIGTERM: the graceful stop must exit 0; returns the JSON log lines of stderr."""
-    child.send_signal(signal.SIGTERM)
-    _, stderr = child.communicate(timeout=60)
-    assert child.returncode == 0, stderr
-    return stderr
-
-
-def scraped(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
 
 
 @pytest.mark.parametrize(

@@ -46,11 +46,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule
-from service_model import ServiceModel, explore, index, pick, status_of
-from table_contract import DENIED, GAMES, INVALID, NOT_FOUND, OK, PRECONDITION, UNAUTHENTICATED
-from table_invariants import CALL_TIMEOUT, serving
-from test_table_service import Stream, token
-from test_tournament_service import OPERATOR, Channels, fast_structure, operator, player, tie_consistent
+from support.service_model import ServiceModel, explore, index, pick, status_of
+from support.table_contract import DENIED, GAMES, INVALID, NOT_FOUND, OK, PRECONDITION, UNAUTHENTICATED
+from support.table_invariants import CALL_TIMEOUT, serving
+from support.table_server import token
+from support.table_streams import Stream
+from support.tournaments import OPERATOR, Channels, fast_structure, operator, player, tie_consistent
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc

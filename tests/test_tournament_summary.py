@@ -3,7 +3,7 @@ tournament's creation, registrations before the start) and an accelerated one's 
 
 from __future__ import annotations
 
-from tournament_room import Room, stud_structure
+from support.tournament_room import Room, stud_structure
 
 from tablestorm.sim.tournament.summary import summarize
 

@@ -1,13 +1,13 @@
-"""``view_of``: the View the accelerated driver builds from the engine is the one a live bot builds.
+"""``HandViews``/``view_of``: the View the accelerated driver builds from the engine is the one a live bot builds.
 
 The reference is the real client's hand tracker (``tablestorm.sim.bots.client.tracker.HandTracker``), fed
 exactly what a table server sends a seat: every engine event filtered for the seat
 (``visibility.view``) and converted to the wire (``tablestorm.services.table.convert``); on each of the seat's
 turns it builds the View from the legal actions a YourTurn would carry. The test compares it,
-field by field, with ``view_of`` on the engine's hand at the same turn, over random hands of every
-game and structure (hypothesis), for strategies that track the others' boards and those that do
-not, with the clock acting now and then (CLOCK-2); the hand is played on by the strategies'
-decisions.
+field by field, with the driver's ``HandViews`` (built once, as the hand is dealt) and with
+``view_of`` on the engine's hand at the same turn, over random hands of every game and structure
+(hypothesis), for strategies that track the others' boards and those that do not, with the clock
+acting now and then (CLOCK-2); the hand is played on by the strategies' decisions.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from tablestorm.services.table import convert
 from tablestorm.sim.bots.client.tracker import HandTracker
 from tablestorm.sim.bots.kinds import BOT_KINDS, strategy_for
 from tablestorm.sim.bots.strategies import Legal, View
-from tablestorm.sim.tournament.view import engine_action, view_of
+from tablestorm.sim.tournament.view import HandViews, engine_action, view_of
 
 CONFIGS = [
     ("7stud", Structure.FIXED_LIMIT),
@@ -51,6 +51,7 @@ def play_and_compare(game: str, structure: Structure, stacks: list[int], seed: i
     seats = list(range(1, len(stacks) + 1))
     rng = random.Random(seed)
     hand = Hand(options, stacks, SeededShuffler(seed, "view", 1), button=seed % len(stacks))
+    views = HandViews(hand, hand_number=1)
     strategies = [strategy_for(kind) for kind in kinds]
     trackers = [HandTracker(seat, needs_board=s.needs_board) for seat, s in zip(seats, strategies, strict=True)]
     table = pb.TableState(
@@ -78,7 +79,9 @@ def play_and_compare(game: str, structure: Structure, stacks: list[int], seed: i
         actor = hand.actor
         legal = tuple(Legal(option.kind.value, option.min, option.max) for option in hand.legal_actions())
         live = trackers[actor].view(legal, 1)
-        assert view_of(hand, actor, hand_number=1, needs_board=strategies[actor].needs_board) == live
+        needs_board = strategies[actor].needs_board
+        assert views.of(actor, needs_board=needs_board) == live
+        assert view_of(hand, actor, hand_number=1, needs_board=needs_board) == live
         compared.append(live)
         decision = strategies[actor].decide(live, rng)
         start = len(hand.events)

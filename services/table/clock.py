@@ -7,24 +7,35 @@ same loop, so it never races an action.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
+from typing import Protocol, TypeAlias
+
+
+class Timer(Protocol):
+    """A callback scheduled for later that can be called off (an ``asyncio.TimerHandle``)."""
+
+    def cancel(self) -> None: ...
+
+
+Timers: TypeAlias = Callable[[float, Callable[[], None]], Timer]
+"""Schedules a callback that many seconds from now: the event loop's ``call_later`` in a server;
+an embedding process (a test) may pass its own (``ServerConfig.timers``) to decide when clocks run out."""
 
 
 class ActionClock:
-    __slots__ = ("_handle", "_loop", "_on_expiry")
+    __slots__ = ("_handle", "_on_expiry", "_schedule")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_expiry: Callable[[], None]) -> None:
-        self._loop = loop
+    def __init__(self, schedule: Timers, on_expiry: Callable[[], None]) -> None:
+        self._schedule = schedule
         self._on_expiry = on_expiry
-        self._handle: asyncio.TimerHandle | None = None
+        self._handle: Timer | None = None
 
     def restart(self, seconds: float) -> int:
         """Start a new turn's clock; returns its deadline in Unix milliseconds (for YourTurn)."""
         if self._handle is not None:
             self._handle.cancel()
-        self._handle = self._loop.call_later(seconds, self._fire)
+        self._handle = self._schedule(seconds, self._fire)
         return int((time.time() + seconds) * 1000)
 
     def cancel(self) -> None:

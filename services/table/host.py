@@ -29,6 +29,7 @@ from tablestorm.services.rpc.errors import ServiceError, failed
 from tablestorm.services.table import convert
 from tablestorm.services.table import validation as check
 from tablestorm.services.table.auth import SeatKey, SeatTokens, handle_of
+from tablestorm.services.table.clock import Timers
 from tablestorm.services.table.hub import SPECTATOR, Outbox
 from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan, TableLedger
 from tablestorm.services.table.live_cash import LiveCashTable
@@ -104,7 +105,9 @@ class TableHost:
         metrics: Metrics,
         loop: asyncio.AbstractEventLoop,
         ledger: TableLedger | None = None,
+        timers: Timers | None = None,
     ) -> None:
+        """``timers`` run the tables' action clocks: the loop's ``call_later`` unless given."""
         self.limits = limits
         self.ledger = ledger
         self.metrics = metrics
@@ -116,6 +119,7 @@ class TableHost:
         it named."""
         self.accepting = True
         self._loop = loop
+        self._timers: Timers = timers or loop.call_later
         self._closed_hands: Counter[str] = Counter()
         """Hands completed by tables that have since closed, by game."""
         self._closing: set[asyncio.Task[bool]] = set()
@@ -149,6 +153,7 @@ class TableHost:
                 spec.options,
                 seed=spec.seed,
                 loop=self._loop,
+                timers=self._timers,
                 metrics=self.metrics,
                 tokens=self.tokens,
                 hand_pause=self.limits.hand_pause_seconds,
@@ -164,6 +169,7 @@ class TableHost:
                 hand_number=spec.directed.hand_number,
                 director_token=spec.directed.director_token,
                 loop=self._loop,
+                timers=self._timers,
                 metrics=self.metrics,
                 tokens=self.tokens,
                 outbox_limit=self.limits.outbox_limit_bytes,

@@ -19,6 +19,7 @@ from tablestorm.services.engine.table import CashTable, TableError
 from tablestorm.services.rpc.errors import failed, invalid
 from tablestorm.services.table import validation as check
 from tablestorm.services.table.auth import SeatKey, SeatTokens, split_token
+from tablestorm.services.table.clock import Timers
 from tablestorm.services.table.ledger import LedgerEntry, SeatRecord, TableLedger
 from tablestorm.services.table.live_table import LiveTable, TableKind
 from tablestorm.services.table.metrics import Metrics
@@ -41,6 +42,7 @@ class LiveCashTable(LiveTable[CashTable]):
         *,
         seed: int | None,
         loop: asyncio.AbstractEventLoop,
+        timers: Timers,
         metrics: Metrics,
         tokens: SeatTokens,
         hand_pause: float,
@@ -51,6 +53,7 @@ class LiveCashTable(LiveTable[CashTable]):
         super().__init__(
             CashTable(table_id, options, seed=seed),
             loop=loop,
+            timers=timers,
             metrics=metrics,
             tokens=tokens,
             outbox_limit=outbox_limit,

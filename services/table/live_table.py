@@ -31,7 +31,7 @@ from tablestorm.services.rpc.errors import ServiceError
 from tablestorm.services.table import convert
 from tablestorm.services.table import validation as check
 from tablestorm.services.table.auth import SeatKey, SeatTokens, handle_of
-from tablestorm.services.table.clock import ActionClock
+from tablestorm.services.table.clock import ActionClock, Timers
 from tablestorm.services.table.hub import (
     EVENTS,
     WELCOME,
@@ -104,6 +104,7 @@ class LiveTable(ABC, Generic[T]):
         table: T,
         *,
         loop: asyncio.AbstractEventLoop,
+        timers: Timers,
         metrics: Metrics,
         tokens: SeatTokens,
         outbox_limit: int,
@@ -130,7 +131,7 @@ class LiveTable(ABC, Generic[T]):
         """How many times this table id was rebuilt on another server before this one (a cash
         table restored from the ledger; 0 for a table opened here)."""
         self._outbox_limit = outbox_limit
-        self._clock = ActionClock(loop, self._on_clock)
+        self._clock = ActionClock(timers, self._on_clock)
         self._sessions: dict[int, SeatSession] = {}
         self._occupancies = 0
         self._chips = 0

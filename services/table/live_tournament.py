@@ -28,6 +28,7 @@ from tablestorm.services.rpc.errors import ServiceError, failed, invalid
 from tablestorm.services.table import convert
 from tablestorm.services.table import validation as check
 from tablestorm.services.table.auth import DIRECTOR_METADATA_KEY, SeatKey, SeatTokens, secret_matches
+from tablestorm.services.table.clock import Timers
 from tablestorm.services.table.live_table import LiveTable, TableKind
 from tablestorm.services.table.metrics import Metrics
 
@@ -46,6 +47,7 @@ class LiveTournamentTable(LiveTable[TournamentTable]):
         hand_number: int,
         director_token: str,
         loop: asyncio.AbstractEventLoop,
+        timers: Timers,
         metrics: Metrics,
         tokens: SeatTokens,
         outbox_limit: int,
@@ -57,6 +59,7 @@ class LiveTournamentTable(LiveTable[TournamentTable]):
         super().__init__(
             TournamentTable(table_id, options, seed=seed, hand_number=hand_number),
             loop=loop,
+            timers=timers,
             metrics=metrics,
             tokens=tokens,
             outbox_limit=outbox_limit,

@@ -16,6 +16,7 @@ from tablestorm.services.rpc import process
 from tablestorm.services.rpc.gc_policy import tune_for_latency
 from tablestorm.services.rpc.process import Serving, until_signalled
 from tablestorm.services.rpc.tls import ServerTls
+from tablestorm.services.table.clock import Timers
 from tablestorm.services.table.host import DrainReport, HostLimits, TableHost
 from tablestorm.services.table.ledger import TableLedger
 from tablestorm.services.table.metrics import Metrics
@@ -49,6 +50,8 @@ class ServerConfig:
     """Seconds a Play stream has to say Hello before it is closed (DEADLINE_EXCEEDED)."""
     ledger: TableLedger | None = None
     """Where seats and hand starts are recorded outside this process (a load run's registry)."""
+    timers: Timers | None = None
+    """What runs the action clocks; None: the event loop (a test passes one it runs out itself)."""
 
 
 class TableServer:
@@ -64,7 +67,7 @@ class TableServer:
 
     async def start(self) -> None:
         config = self.config
-        self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop(), config.ledger)
+        self.host = TableHost(config.limits, self.metrics, asyncio.get_running_loop(), config.ledger, config.timers)
         credentials = config.tls.credentials() if config.tls is not None else None
         serving = self._serving = await Serving.start(
             handlers(TableService(self.host, self.metrics, config.director_name, config.hello_timeout)),

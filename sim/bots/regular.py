@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from tablestorm.services.engine.evaluation import BOARD, Ranking, category_of
+from tablestorm.services.engine.evaluation import BOARD, HIGH_CARD, NO_HAND, Ranking, category_of
 from tablestorm.sim.bots.percentiles import percentile
 from tablestorm.sim.bots.strategies import Action, Legal, View, draw_discards
 
@@ -263,12 +263,11 @@ def _outdraw(view: View) -> float:
 
 def _discounted(view: View, p: float) -> float:
     """Less when an opponent's up cards alone already beat the seat's own made category (stud)."""
-    if not view.others_up:
-        return p
-    mine = _category(tuple(sorted((*view.down, *view.up, *view.community))), view.high_ranking)
-    for board in view.others_up:
-        if 0 < len(board) <= 4 and _board_category(board) > mine:
-            return p * 0.7
+    shown = max((_board_category(board) for board in view.others_up if 0 < len(board) <= 4), default=NO_HAND)
+    own = (*view.down, *view.up, *view.community)
+    # Any card held makes a high card, so mostly nothing shown (no pair) can beat it: no need to rate own.
+    if shown > (HIGH_CARD if own else NO_HAND) and shown > _category(tuple(sorted(own)), view.high_ranking):
+        return p * 0.7
     return p
 
 

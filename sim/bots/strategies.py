@@ -393,7 +393,8 @@ def _draw_bonus(cards: list[int]) -> float:
     """Early-street potential: three or four cards of one suit (a flush draw)."""
     if len(cards) >= 5 or len(cards) < 3:
         return 0.0
-    most = max(Counter(card & 3 for card in cards).values())
+    suits = [card & 3 for card in cards]
+    most = max(map(suits.count, range(4)))
     return 0.12 if most >= 3 and most >= len(cards) - 1 else 0.0
 
 

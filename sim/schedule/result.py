@@ -301,11 +301,11 @@ def _day_totals(events: Sequence[Mapping[str, Any]], total: Counts, risk: float)
 
 
 def implausible(event: Mapping[str, Any]) -> bool:
-    """Whether at least :data:`~tablestorm.sim.tournament.sanity.EVENT_SHARE` of an event's
-    tournaments were flagged (by any flag)."""
+    """Whether more than :data:`~tablestorm.sim.tournament.sanity.EVENT_SHARE` of an event's
+    tournaments were flagged (by any flag): one of a day's 20 replications is chance."""
     played = sum(v for v in event["tournaments"]["values"] if v is not None)
     flagged = max((flag["tournaments"] for flag in event["sanity"].values()), default=0)
-    return bool(played) and flagged >= EVENT_SHARE * played
+    return bool(played) and flagged > EVENT_SHARE * played
 
 
 def _sanity_warning(events: Sequence[Mapping[str, Any]]) -> list[str]:

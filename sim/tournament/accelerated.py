@@ -7,7 +7,7 @@ dealing time of its cards and the pause between hands (:mod:`.profiles`), and th
 changes come when :meth:`Director.next_wakeup` says. A hand is played through when it is dealt
 and its end queued at the time it took (see :meth:`AcceleratedTournament._deal`). Bots decide
 with the live bots' strategies on the View a live client would have built
-(:func:`.view.view_of`), so the reported duration is a forecast of the live tournament and the
+(:class:`.view.HandViews`), so the reported duration is a forecast of the live tournament and the
 decisions are the live ones.
 
 Reproducible from the root seed: cards from the engine's seeded shuffler ``(seed, table id, hand
@@ -47,7 +47,7 @@ from tablestorm.sim.tournament.profiles import (
     player_seed,
 )
 from tablestorm.sim.tournament.summary import TournamentResult, summarize
-from tablestorm.sim.tournament.view import engine_action, view_of
+from tablestorm.sim.tournament.view import HandViews, engine_action
 
 __all__ = ["AcceleratedTournament", "ChipCheckError"]
 
@@ -157,6 +157,17 @@ class AcceleratedTournament:
     def table(self, table_id: str) -> TournamentTable:
         """The engine table open under ``table_id`` (KeyError once closed)."""
         return self._tables[table_id].table
+
+    def dealt_profiles(self, table_id: str) -> tuple[PlayerProfile, ...]:
+        """The profile of each player dealt into the running hand of ``table_id``, in the hand's
+        order of players (who plays the hand an ``observe`` callback is shown)."""
+        table = self._tables[table_id].table
+        profiles = []
+        for k in table.hand_seats:
+            seat = table.seats[k]
+            assert seat is not None  # a seat dealt in is taken
+            profiles.append(self._by_entry[seat.player_id].profile)
+        return tuple(profiles)
 
     # ----------------------------------------------------------------- the run
 
@@ -310,6 +321,7 @@ class AcceleratedTournament:
         clock = self._clock
         seats, dealt = table.seats, table.hand_seats
         by_entry = self._by_entry
+        views = HandViews(hand, hand_number=hand_number)
         elapsed = self.dealing.between_hands_s
         while hand.actor >= 0:
             actor = hand.actor
@@ -320,8 +332,7 @@ class AcceleratedTournament:
             else:
                 player = by_entry[occupant.player_id]
                 strategy = player.strategy
-                view = view_of(hand, actor, hand_number=hand_number, needs_board=strategy.needs_board)
-                decision = strategy.decide(view, player.rng)
+                decision = strategy.decide(views.of(actor, needs_board=strategy.needs_board), player.rng)
                 think = clock if decision is None else player.profile.think.sample(player.rng)
                 if decision is None or think >= clock:
                     action, think = TIMEOUT, clock  # CLOCK-2, then TOURN-7: away

@@ -83,6 +83,10 @@ def _minutes(seconds: float | None) -> float | None:
     return None if seconds is None else seconds / 60
 
 
+def _hours(minutes: int | None) -> float | None:
+    return None if minutes is None else minutes / 60
+
+
 def _pace(low: int, high: int) -> Measure:
     """Hands per table-hour of the hands dealt to ``low``-``high`` players, median over runs."""
     def measure(runs: Sequence[Dynamics]) -> float | None:
@@ -153,23 +157,36 @@ MTT_NL = (
     Band("T2.end", "minutes to the winner, median", 95, 150, "D1, D3 rescaled, S3",
          median_of(lambda run: _minutes(run.duration_s))),
 )
+MTT_REGULAR = (
+    Band("T2.share_60", "share of the entries left at 60 min, median", 0.35, 0.55, "D1, D3; two betting rounds",
+         median_of(lambda run: run.left_at(60) / run.entries)),
+    Band("T2.share_120", "share of the entries left at 120 min, median", 0.12, 0.20, "D1, D3",
+         median_of(lambda run: run.left_at(120) / run.entries)),
+    Band("T2.nine_left", "hours to 9 players left (of 100), median", 1.95, 3.25, "D1 (2.6 h, ±25 %)",
+         median_of(lambda run: _hours(run.minute_down_to(9)))),
+)
+"""Full Tilt's regular speed (D2), where D1's curves apply in minutes, not rescaled."""
 QUICK_END = Band("T1.quick_end", "share of runs over within 10 hands", 0, 0.01, "T1",
                  share_of(lambda run: run.hands <= 10))
-LIMIT_MTT = (MIDDLE_LIMIT, END, NEVER_DEEPER, SHAPE)
+LIMIT_MTT = (END, NEVER_DEEPER, SHAPE)
 """Fixed-limit MTTs: stud's evidence (T7) applied at equal depth in big bets (principle 1)."""
 CASES = (
     Case("draw-nl-sng.yaml", 5, (*SNG_NL, QUICK_END, END, DEEP_ALL_IN, PACE_DRAW)),
-    Case("draw-nl-mtt.yaml", 75, (*MTT_NL, END, NEVER_DEEPER, MIDDLE_NL, DEEP_ALL_IN, SHAPE, PACE_DRAW,
-                                   THREE_LEVELS)),
-    Case("stud-mtt.yaml", 100, (LEVEL1, *LIMIT_MTT, PACE_STUD)),
+    Case("draw-nl-regular.yaml", 100, (*MTT_REGULAR, END, NEVER_DEEPER, MIDDLE_NL, DEEP_ALL_IN, SHAPE, PACE_DRAW,
+                                       THREE_LEVELS)),
+    Case("draw-nl-mtt.yaml", 75, (*MTT_NL, END, NEVER_DEEPER, DEEP_ALL_IN, SHAPE, PACE_DRAW, THREE_LEVELS)),
+    Case("stud-mtt.yaml", 100, (LEVEL1, MIDDLE_LIMIT, *LIMIT_MTT, PACE_STUD)),
     Case("stud8-mtt.yaml", 100, (LEVEL1, *LIMIT_MTT, PACE_STUD)),
     Case("5stud-mtt.yaml", 100, (LEVEL1, *LIMIT_MTT, PACE_STUD)),
     Case("stud8-turbo.yaml", 100, (*LIMIT_MTT, PACE_STUD)),
-    Case("draw-limit-rebuy.yaml", 75, (MIDDLE_LIMIT, END, SHAPE, PACE_DRAW)),
+    Case("draw-limit-rebuy.yaml", 75, (END, SHAPE, PACE_DRAW)),
     Case("5stud-sng.yaml", 8, (QUICK_END, END, PACE_STUD)),
 )
 """Every example structure but the tiny test fixtures (``fast-*``, ``stud-mtt-fast``: seconds-long
-levels, made to finish tests quickly, not to be played like an event)."""
+levels, made to finish tests quickly, not to be played like an event). The depth bands (T3.average_40,
+T7.average_35) come from regular-speed events and apply only to the structures at that speed
+(``draw-nl-regular``, ``stud-mtt``): a turbo's blinds outrun its stacks by design, so its middle is
+shallower than any published regular event's (docs/calibration.md, "Turbo structures")."""
 
 
 def play(case: Case, seeds: int | None = None) -> list[Dynamics]:

@@ -224,6 +224,10 @@ class Dynamics:
             players = count
         return players
 
+    def minute_down_to(self, players: int) -> int | None:
+        """The first minute with at most ``players`` left; None if the field never got there."""
+        return next((at for at, count in self.left if count <= players), None)
+
     @property
     def final_level(self) -> int:
         return self.play_levels[-1][0] if self.play_levels else 0

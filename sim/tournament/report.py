@@ -36,14 +36,22 @@ def _field_figures(doc: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _unit(doc: Mapping[str, Any]) -> str:
+    """What ``average_stack_bb`` counts: big bets where the stakes have one (fixed limit), big blinds
+    in pot and no limit (summary.py's unit)."""
+    stakes: Mapping[str, Any] = next((lv["stakes"] for lv in doc["levels"] if not lv["break"]), {})
+    return "big bets" if stakes.get("big_bet") else "big blinds"
+
+
 def _stack_figure(doc: Mapping[str, Any]) -> str:
     levels = [lv for lv in doc["levels"] if not lv["break"] and lv["average_stack_bb"] is not None]
+    unit = _unit(doc)
     if not levels:
-        return h.empty("Average stack in big bets", "no level was played")
-    title = "Average stack in big bets, as each level began"
+        return h.empty(f"Average stack in {unit}", "no level was played")
+    title = f"Average stack in {unit}, as each level began"
     return h.figure(title, plots.bars(
         [str(lv["play_level"]) for lv in levels], [lv["average_stack_bb"] for lv in levels], title=title,
-        xlabel="level", ylabel="big bets", colour=game_colour(doc["game"]),
+        xlabel="level", ylabel=unit, colour=game_colour(doc["game"]),
     ))
 
 
@@ -136,7 +144,7 @@ def render_tournament_html(doc: Mapping[str, Any]) -> str:
             h.card("rebuys · add-ons · re-entries", f"{doc['rebuys']} · {doc['add_ons']} · {doc['reentries']}"),
         ]),
         h.section("The field", "".join([*_field_figures(doc), _stack_figure(doc), _payout_figure(doc)]), "charts"),
-        h.section("Levels", h.table(["level", "stakes", "starts", "lasted (s)", "avg stack (BB)"],
+        h.section("Levels", h.table(["level", "stakes", "starts", "lasted (s)", f"avg stack ({_unit(doc)})"],
                                     _level_rows(doc), numeric_from=2)),
         h.section("The bubble and hand-for-hand", h.key_values("TOURN-5", {
             "bubble (out one place from the money)": None if bubble is None else

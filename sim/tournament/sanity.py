@@ -13,18 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["DEEP_END_UNITS", "EVENT_SHARE", "HANDS_PER_ENTRY", "LONE_WAIT_S", "OUTLASTED", "Flag", "check"]
+__all__ = ["DEALT_PER_ENTRY", "DEEP_END_UNITS", "EVENT_SHARE", "LONE_WAIT_S", "OUTLASTED", "Flag", "check"]
 
 DEEP_END_UNITS: Final = 60.0
 """Chips in play over the final big blind (big bet) above which the end came implausibly early:
 real events end at 10-40 (S3, S4), so 60 leaves room for a lucky run."""
-HANDS_PER_ENTRY: Final = 5.0
-"""Fewer hands than this per entry is implausible: published sit-and-gos play 8 and more (T1)."""
+DEALT_PER_ENTRY: Final = 10.0
+"""Fewer hands dealt to an entry than this, on average, is implausible: a published 5-player
+sit-and-go deals each entry about 30 (T1: 40 and more hands, 3-4 players a hand), a 100-entrant
+8-max turbo about 35. Counted per entry, not per table, so a big field at full tables and a
+sit-and-go are judged alike."""
 LONE_WAIT_S: Final = 60.0
 """The last player alone for longer than this, waiting for late registration to close."""
 EVENT_SHARE: Final = 0.05
 """An event of many tournaments (a day's sit-and-gos, its replications) is judged unlike a real one
-when at least this share of its tournaments is flagged: a rare flag is chance (a lucky early
+when more than this share of its tournaments is flagged: a rare flag is chance (a lucky early
 stack-off happens in real sit-and-gos too), a frequent one is the play or the structure."""
 OUTLASTED: Final = 3.0
 """The last level of the structure lasting this many times its length: the blinds stopped rising,
@@ -46,6 +49,7 @@ def check(
     *,
     entries: int,
     hands: int,
+    dealt: int,
     chips: int,
     levels: Sequence[dict[str, Any]],
     eliminations: Sequence[dict[str, Any]],
@@ -53,15 +57,17 @@ def check(
     finished: bool,
     last_level: tuple[int, float] = (-1, 0.0),
 ) -> list[Flag]:
-    """The flags of one result (none for a plausible one). ``chips``: every chip put in play
+    """The flags of one result (none for a plausible one). ``dealt``: the players dealt in, summed
+    over the ``hands``; ``chips``: every chip put in play
     (entries, re-entries, rebuys, add-ons); ``levels``/``eliminations`` as ``tournament.json``
     writes them; ``last_level``: the structure's last level (index, seconds). An unfinished run is
     not judged: its figures stop where it stopped."""
     flags = []
-    if finished and hands < HANDS_PER_ENTRY * entries:
+    if finished and dealt < DEALT_PER_ENTRY * entries:
         flags.append(Flag(
             "few_hands",
-            f"{hands} hands for {entries} entries: real events play at least {HANDS_PER_ENTRY:g} per entry",
+            f"{hands} hands dealt {dealt / entries:,.1f} times to each of {entries} entries: real events deal each "
+            f"at least {DEALT_PER_ENTRY:g}",
         ))
     stakes = next((level["stakes"] for level in reversed(levels) if level["stakes"]), None)
     unit = (stakes["big_bet"] or stakes["big_blind"]) if stakes else 0

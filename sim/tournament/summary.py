@@ -121,8 +121,9 @@ def summarize(
         reentries=sum(1 for e in events if type(e) is ev.Registered and e.reentry),
         chips=chips,
         sanity=[flag.to_dict() for flag in sanity.check(
-            entries=director.entries, hands=hands, chips=chips, levels=levels, eliminations=eliminations,
-            duration_s=end, finished=any(type(e) is ev.Finished for e in events),
+            entries=director.entries, hands=hands, dealt=sum(n * count for n, count in hands_by_players.items()),
+            chips=chips, levels=levels, eliminations=eliminations, duration_s=end,
+            finished=any(type(e) is ev.Finished for e in events),
             last_level=(len(structure.levels) - 1, structure.levels[-1].duration_s),
         )],
     )

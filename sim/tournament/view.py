@@ -19,56 +19,77 @@ from tablestorm.services.engine.hand import DRAWING, FOLDED
 from tablestorm.sim.bots.strategies import Action as BotAction
 from tablestorm.sim.bots.strategies import Legal, View
 
-__all__ = ["engine_action", "view_of"]
+__all__ = ["HandViews", "engine_action", "view_of"]
 
 _KINDS = {kind.value: kind for kind in ActionKind}
 
 
-def view_of(hand: Hand, player: int, *, hand_number: int, needs_board: bool) -> View:
-    """The View of player index ``player`` of ``hand`` on their turn, as their client builds it.
+class HandViews:
+    """The Views of one hand's players, turn after turn: what stays the same all hand (the game,
+    the betting structure, the deck, the big blind posted) is read once, when the hand is dealt;
+    the rest at each turn. The driver builds one per hand; :func:`view_of` is one turn's."""
 
-    ``hand_number`` is the table's number of the hand (the client's YourTurn carries it);
-    ``needs_board`` is the strategy's: a client tracks others' up cards only for such strategies.
-    """
-    legal = tuple([Legal(option.kind.value, option.min, option.max) for option in hand.legal_actions()])
-    if hand.phase == DRAWING:
-        street, bet, to_call = hand.street - 1, _last_round_bet(hand, player), 0
-    else:
-        street, bet = hand.street, hand.bets[player]
-        to_call = 0
-        for option in legal:
-            if option.kind == "call":
-                to_call = option.max - bet
-    others: tuple[tuple[int, ...], ...] = ()
-    if needs_board:
+    __slots__ = ("_big_blind", "_deck_size", "_game", "_hand", "_hand_number", "_structure")
+
+    def __init__(self, hand: Hand, *, hand_number: int) -> None:
+        """``hand_number`` is the table's number of the hand (the client's YourTurn carries it)."""
+        options = hand.options
+        self._hand = hand
+        self._hand_number = hand_number
+        self._game = options.variant.code
+        self._structure = options.structure.value
+        self._deck_size = len(hand.deck_rule.cards)
+        self._big_blind = _big_blind(hand)
+
+    def of(self, player: int, *, needs_board: bool) -> View:
+        """The View of player index ``player`` on their turn, as their client builds it.
+
+        ``needs_board`` is the strategy's: a client tracks others' up cards only for such strategies.
+        """
+        hand = self._hand
+        legal = tuple([Legal(option.kind.value, option.min, option.max) for option in hand.legal_actions()])
+        if hand.phase == DRAWING:
+            street, bet, to_call = hand.street - 1, _last_round_bet(hand, player), 0
+        else:
+            street, bet = hand.street, hand.bets[player]
+            to_call = 0
+            for option in legal:
+                if option.kind == "call":
+                    to_call = option.max - bet
         up, status = hand.up, hand.status
-        others = tuple([up[j] for j in range(hand.n) if j != player and status[j] != FOLDED and up[j]])
-    community = hand.community_card
-    options = hand.options
-    status = hand.status
-    opponents = 0
-    for j in range(hand.n):
-        if j != player and status[j] != FOLDED:
-            opponents += 1
-    return View(
-        game=options.variant.code,
-        structure=options.structure.value,
-        legal=legal,
-        down=hand.down[player],
-        up=hand.up[player],
-        others_up=others,
-        community=() if community is None else (community,),
-        street=street,
-        pot=hand.pot_total(),
-        bet=bet,
-        to_call=to_call,
-        stack=hand.stacks[player],
-        hand_number=hand_number,
-        deck_size=len(hand.deck_rule.cards),
-        big_blind=_big_blind(hand),
-        opponents=opponents,
-        raises=_raises(hand),  # during a draw, of the round before it, as the client counts
-    )
+        others: list[tuple[int, ...]] = []
+        opponents = 0
+        for j in range(hand.n):
+            if j != player and status[j] != FOLDED:
+                opponents += 1
+                if needs_board and up[j]:
+                    others.append(up[j])
+        community = hand.community_card
+        return View(
+            game=self._game,
+            structure=self._structure,
+            legal=legal,
+            down=hand.down[player],
+            up=up[player],
+            others_up=tuple(others),
+            community=() if community is None else (community,),
+            street=street,
+            pot=hand.pot_total(),
+            bet=bet,
+            to_call=to_call,
+            stack=hand.stacks[player],
+            hand_number=self._hand_number,
+            deck_size=self._deck_size,
+            big_blind=self._big_blind,
+            opponents=opponents,
+            raises=_raises(hand),  # during a draw, of the round before it, as the client counts
+        )
+
+
+def view_of(hand: Hand, player: int, *, hand_number: int, needs_board: bool) -> View:
+    """The View of player index ``player`` of ``hand`` on their turn, as their client builds it
+    (:meth:`HandViews.of`; ``hand_number`` is the table's number of the hand)."""
+    return HandViews(hand, hand_number=hand_number).of(player, needs_board=needs_board)
 
 
 def _big_blind(hand: Hand) -> int:

@@ -19,7 +19,7 @@ from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.engine import VARIANTS
 from tablestorm.services.table.convert import STRUCTURE_TO_PB
 
-PROTO = Path(__file__).resolve().parent.parent / "proto" / "tablestorm" / "v1" / "table_service.proto"
+PROTO = Path(__file__).resolve().parents[2] / "proto" / "tablestorm" / "v1" / "table_service.proto"
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]
 METHODS = tuple(method.name for method in SERVICE.methods)
 """Every RPC of the service, from its descriptor."""

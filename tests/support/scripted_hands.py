@@ -1,6 +1,6 @@
-"""Building blocks for the rule scenario tests (tests/test_rules_*.py).
+"""Scripted hands for the rule tests (tests/test_rules_*.py).
 
-A scenario deals exactly the cards it names (``ScriptedDeck``) and plays a compact action
+A scripted hand deals exactly the cards it names (``ScriptedDeck``) and plays a compact action
 script, checking at every step whose turn it is. Cards are written as in ``parse_cards``:
 ``"2c 9d 3s 4h"`` lists the cards a player receives, in the order they receive them.
 

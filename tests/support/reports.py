@@ -11,11 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from schedule_data import METADATA, capacity_doc, priced_quick, write
-from schedule_data import constructed_run as constructed_day
-from test_capacity import _capacity, _step
-from test_report import constructed_run, summary_of
-
+from support.capacity import capacity_of, measured_step
+from support.load_runs import constructed_run, summary_of
+from support.schedules import METADATA, ROOT, capacity_doc, priced_quick, write
+from support.schedules import constructed_run as constructed_day
 from tablestorm.sim.capacity.report import render_capacity_html
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.report import write_report
@@ -42,10 +41,11 @@ def _load_report(out: Path) -> Path:
 
 
 def _capacity_report(out: Path) -> Path:
-    steps = [_step(100, 50, 0.01), _step(200, 95, 0.02), _step(400, 170, 0.04), _step(800, 190, 0.3)]
+    steps = [measured_step(100, 50, 0.01), measured_step(200, 95, 0.02), measured_step(400, 170, 0.04),
+             measured_step(800, 190, 0.3)]
     out.mkdir(parents=True)
     path = out / "capacity.html"
-    path.write_text(render_capacity_html(_capacity(steps, out)), encoding="utf-8")
+    path.write_text(render_capacity_html(capacity_of(steps, out)), encoding="utf-8")
     return path
 
 
@@ -86,7 +86,7 @@ def _plan_report(out: Path) -> Path:
 
 def _benchmark(name: str) -> ModuleType:
     """A script of ``benchmarks/`` (not a package) loaded as a module."""
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent.parent / "benchmarks" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -18,7 +18,8 @@ import grpc
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
-from table_invariants import ErrorLog
+
+from support.table_invariants import ErrorLog
 
 index = st.integers(0, 2**16)
 """Choices among what the model holds are drawn as indexes: the draws keep one shape whatever the

@@ -17,7 +17,7 @@ from tablestorm.sim.schedule.replication import EventRun, Outcome
 from tablestorm.sim.schedule.runner import ScheduleRun
 from tablestorm.sim.schedule.spec import Schedule, load_schedule, schedule_from_mapping
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "sim" / "schedules" / "quick.yaml"
 ONLINE_DAY = ROOT / "sim" / "schedules" / "online-day.yaml"
 METADATA = {
