@@ -222,7 +222,8 @@ def writable(path: Path, flag: str, *, directory: bool) -> Path:
 
 DOCUMENTS: Final = {
     "tablestorm.schedule/1": "schedule.json (tablestorm schedule)",
-    "tablestorm.capacity/1": "capacity.json (tablestorm capacity)",
+    "tablestorm.capacity/2": "capacity.json (tablestorm capacity)",
+    "tablestorm.capacity/1": "capacity.json of an earlier tablestorm, without a knee or the hosts' cores: sweep again",
 }
 """The JSON documents one command reads from another, by their ``schema``."""
 

@@ -1,7 +1,8 @@
 """tablestorm plan: hand-computed sizes (demand, capacity, headroom -> exact cores, nodes and the
 binding dimension), the autoscaling spans, plan.json from real producers' files, the KubeRay
 manifest against the CRD's OpenAPI schema and the team's groups, every refusal naming the file
-and the key, and the forecast gauges scraped from a running command."""
+and the key, a capacity that never reached its SLO refused or, when allowed, marked on every
+output, the capacity's provenance, and the forecast gauges scraped from a running command."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Mapping
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +27,21 @@ from support.capacity import measured_step
 from support.markdown import markdown_table
 from support.schedules import METADATA, PER_CORE, ROOT, band, capacity_doc, constructed_run, schedule_doc, write
 
-from tablestorm.sim.capacity.result import build_capacity
+from tablestorm import version
+from tablestorm.sim.capacity.result import build_capacity, pinning_dict
 from tablestorm.sim.capacity.slo import SLO
 from tablestorm.sim.capacity.sweep import Steadiness
 from tablestorm.sim.cli import main
+from tablestorm.sim.cluster.affinity import Pinning
+from tablestorm.sim.cluster.deployment import ActorInfo
 from tablestorm.sim.cluster.nodes import FLEET_RESOURCE, TABLE_HOST_RESOURCE
+from tablestorm.sim.load.scenario import load
 from tablestorm.sim.plan.forecast_metrics import GAUGES
 from tablestorm.sim.plan.inputs import read_capacity, read_schedule
 from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
 from tablestorm.sim.plan.result import QUANTITIES
 from tablestorm.sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size
+from tablestorm.sim.resources import example_scenarios
 from tablestorm.sim.schedule.result import build_schedule
 
 CRDS = next((p / "shared" / "kuberay" for p in ROOT.parents if (p / "shared" / "kuberay").is_dir()),
@@ -139,18 +146,27 @@ def test_the_median_plans_for_less(tmp_path: Path) -> None:
 def test_a_real_schedule_and_capacity_runs_files_are_read(tmp_path: Path) -> None:
     schedule = build_schedule(constructed_run(), METADATA)
     steps = [measured_step(500, 400, 0.01), measured_step(1000, 700, 0.02), measured_step(2000, 800, 0.4)]
+    actors = {"hosts": {"host-0": ActorInfo("host-0", "node", 10, "127.0.0.1:1", cpus=(0,))},
+              "fleets": {"fleet-0": ActorInfo("fleet-0", "node", 11, "127.0.0.1:2", cpus=(1,))}}
     capacity = build_capacity(
         steps, planned=[500, 1000, 2000], slo=SLO.parse(["p99_ms<100"]), steadiness=Steadiness(),
-        run=METADATA, load_summary={"scenario": "smoke", "scenario_resolved": {"games": [
-            {"game": g} for g in ("7stud", "7stud8", "5stud", "7a5draw")]}, "chips_conserved": True,
-            "errors_total": 0, "duration_s": 60.0, "interrupted": None},
+        run=METADATA, pinning=pinning_dict("auto", Pinning((0,), (1,), "auto"), actors),
+        load_summary={"scenario": "smoke", "scenario_resolved": load(example_scenarios()["smoke"]).resolved(),
+                      "chips_conserved": True, "errors_total": 0, "duration_s": 60.0, "interrupted": None},
         load_files={"summary": tmp_path / "s.json", "report": tmp_path / "r.html"}, out_dir=tmp_path,
     )
     s, c = write(tmp_path / "schedule.json", schedule), write(tmp_path / "capacity.json", capacity)
-    assert read_capacity(c).per_core == capacity["capacity"]["per_core"]
+    read = read_capacity(c)
+    assert read.per_core == capacity["capacity"]["per_core"] and (read.kind, read.extrapolated) == ("knee", False)
+    assert read.headline == "capacity 1,000 bots: the knee (2,000 missed the SLO)"
+    assert read.scenario["games"] == [{"game": g, "structure": "fixed_limit", "share": 0.25}
+                                      for g in ("7stud", "7stud8", "5stud", "7a5draw")]
     assert len(read_schedule(s, QUANTITIES).minutes) == len(schedule["minutes"])
     status, out = _plan(tmp_path, schedule=schedule, capacity=capacity)
-    assert status == 0 and json.loads((out / "plan.json").read_text())["peak"]["cores"] > 0
+    plan = json.loads((out / "plan.json").read_text())
+    assert status == 0 and plan["peak"]["cores"] > 0 and plan["extrapolated"] is False
+    assert plan["inputs"]["capacity"]["pinning"] == {"requested": "auto", "hosts_cpus": [0], "hosts_cores": 1,
+                                                     "shared_with_fleets": False}
 
 
 def _crd_schema() -> dict[str, Any]:
@@ -203,12 +219,18 @@ def _without(data: Mapping[str, Any], dotted: str) -> dict[str, Any]:
 REFUSALS = [
     ("schedule", "capacity", "schedule.json: schema: expected tablestorm.schedule/1 (schedule.json (tablestorm "
      "schedule)); it is a capacity.json (tablestorm capacity)"),
-    ("capacity", "schedule", "capacity.json: schema: expected tablestorm.capacity/1"),
+    ("capacity", "schedule", "capacity.json: schema: expected tablestorm.capacity/2"),
+    ("capacity", {**capacity_doc(PER_CORE), "schema": "tablestorm.capacity/1"},
+     "capacity.json: schema: expected tablestorm.capacity/2 (capacity.json (tablestorm capacity)); it is a"
+     " capacity.json of an earlier tablestorm, without a knee or the hosts' cores: sweep again"),
     ("capacity", _without(capacity_doc(PER_CORE), "capacity.per_core.hands_per_s"),
      "capacity.json: capacity.per_core.hands_per_s: missing"),
     ("capacity", _without(capacity_doc(PER_CORE), "run.machine"), "capacity.json: run.machine.cores: missing"),
-    ("capacity", {**capacity_doc(PER_CORE), "capacity": {"slo_step": None, "reason": "no step met the SLO"}},
-     "capacity.json: capacity.slo_step: the sweep found no SLO capacity (no step met the SLO)"),
+    ("capacity", {**capacity_doc(PER_CORE), "capacity": {"kind": "none", "headline": "no step met the SLO",
+                                                         "slo_step": None, "reason": "no step met the SLO"}},
+     "capacity.json: capacity.kind: the sweep found no SLO capacity (no step met the SLO): sweep lower"),
+    ("capacity", {**capacity_doc(PER_CORE), "capacity": {"kind": "measured", "headline": "?"}},
+     "capacity.json: capacity.kind: expected one of knee, at_least, none, got 'measured'"),
     ("capacity", capacity_doc({**PER_CORE, "hands_per_s": 0}),
      "capacity.json: capacity.per_core.hands_per_s: expected a positive number, got 0.0"),
     ("capacity", capacity_doc(PER_CORE, games=("7stud8",)),
@@ -232,6 +254,68 @@ def test_a_game_the_capacity_run_did_not_play_is_refused_naming_the_scenario_tha
         f" which {schedule} (games) plays; measured: 7stud; sweep a scenario that plays them: capacity-1s-think,"
         " tablestorm capacity's default, plays every game (docs/capacity.md)\n"
     )
+
+
+def test_a_capacity_that_never_reached_its_slo_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = _plan(tmp_path, capacity=capacity_doc(PER_CORE, knee=False))
+    assert status == 2 and not out.exists()
+    assert capsys.readouterr().err == (
+        f"tablestorm plan: {tmp_path / 'capacity.json'}: capacity.kind: at least 1,000 bots: no step reached the"
+        " SLO: its capacity was never measured, and a plan from it would extrapolate; sweep larger steps"
+        " (docs/capacity.md), or plan from the lower bound with --allow-extrapolated\n"
+    )
+
+
+def test_an_allowed_extrapolation_is_marked_on_every_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _plan(tmp_path, "--allow-extrapolated", capacity=capacity_doc(PER_CORE, knee=False))
+    assert status == 0
+    printed, err = capsys.readouterr()
+    assert json.loads(printed)["extrapolated"] is True
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["extrapolated"] is True and plan["inputs"]["capacity"]["kind"] == "at_least"
+    marked = (f"EXTRAPOLATED: {tmp_path / 'capacity.json'}: at least 1,000 bots: no step reached the SLO, so its"
+              " capacity was never measured")
+    assert plan["warnings"][0].startswith(marked)
+    assert f"tablestorm plan: warning: {marked}" in err
+    html = (out / "plan.html").read_text()
+    assert re.search(r'<span class="verdict caution">\d+ nodes? at the peak · EXTRAPOLATED</span>', html)
+    assert escape(marked) in html  # the warning's banner
+    manifest = (out / "raycluster-peak.yaml").read_text()
+    assert "# EXTRAPOLATED from a capacity sweep that never reached its SLO" in manifest
+    # A measured knee is not marked.
+    (tmp_path / "knee").mkdir()
+    status, out = _plan(tmp_path / "knee", capacity=capacity_doc(PER_CORE))
+    plan = json.loads((out / "plan.json").read_text())
+    assert status == 0 and plan["extrapolated"] is False and not any("EXTRAPOLATED" in w for w in plan["warnings"])
+    assert "EXTRAPOLATED" not in (out / "plan.html").read_text() + (out / "raycluster-peak.yaml").read_text()
+
+
+def test_the_capacitys_provenance_is_printed_and_another_version_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = _plan(tmp_path, capacity=capacity_doc(PER_CORE, version="0.0.9"))
+    assert status == 0
+    err = capsys.readouterr().err
+    lines = [
+        "  measured: capacity 1,000 bots: the knee (2,000 missed the SLO)",
+        "  machine: test: Test CPU @ 2.00GHz, 2 cores, the table hosts pinned to 1 of them (CPU 0)",
+        "  software: tablestorm 0.0.9, Python 3.11, Ray 2.60.0",
+        "  scenario: smoke: 7stud 25% (fixed limit), 7stud8 25% (fixed limit), 5stud 25% (fixed limit), 7a5draw 25%"
+        " (fixed limit); think 0.11 s on average (uniform); bots random 2, strength 1",
+    ]
+    assert "\n".join(lines) in err
+    mismatch = (f"the capacity was measured by tablestorm 0.0.9 and this plan is tablestorm {version()}: a change in"
+                " between may have moved what a core carries; sweep again with this version")
+    assert f"tablestorm plan: warning: {mismatch}" in err
+    plan = json.loads((out / "plan.json").read_text())
+    assert mismatch in plan["warnings"] and plan["inputs"]["capacity"]["tablestorm_version"] == "0.0.9"
+    html = (out / "plan.html").read_text()
+    assert all(escape(line.split(": ", 1)[1]) in html for line in lines)
+    (tmp_path / "same").mkdir()
+    status, out = _plan(tmp_path / "same", capacity=capacity_doc(PER_CORE, version=version()))
+    assert not any("measured by tablestorm" in w for w in json.loads((out / "plan.json").read_text())["warnings"])
 
 
 @pytest.mark.parametrize(("which", "content", "message"), REFUSALS,

@@ -1,19 +1,23 @@
 """capacity.html: the sweep for people, drawn from capacity.json alone through :mod:`tablestorm.sim.reporting`.
 
-Throughput (and goodput) against the offered bots with the fitted USL curve, the round trip's
-percentiles against the bots with the SLO's line, the cores the hosts and fleets used, a table of
-the steps, the fit's parameters with their standard errors, and which step is the SLO capacity and
-why. Rendering needs nothing but the JSON, so a report can be drawn again from an archived file.
+The headline is what was measured, in capacity.json's words: the knee in the pass colour, "at
+least N" in the warning colour when no step reached the SLO (a lower bound is no capacity), none
+in the failure colour. Then throughput (and goodput) against the offered bots with the fitted USL
+curve, the round trip's percentiles against the bots with the SLO's line, the cores the hosts and
+fleets used against the cores the hosts had, a table of the steps, the fit's parameters with their
+intervals and its predictions of the steps it was not shown, and the machine. Rendering needs
+nothing but the JSON, so a report can be drawn again from an archived file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
+from tablestorm.sim.capacity.knee import AT_LEAST, KNEE, PEAK_RISE
 from tablestorm.sim.capacity.usl import usl
 from tablestorm.sim.load.thresholds import METRICS, parse
 from tablestorm.sim.reporting import plots
@@ -94,14 +98,15 @@ def _latency_chart(steps: Sequence[Mapping[str, Any]], expressions: Sequence[str
     ))
 
 
-def _cores_chart(steps: Sequence[Mapping[str, Any]]) -> str:
+def _cores_chart(steps: Sequence[Mapping[str, Any]], hosts_cores: int | None) -> str:
     series = [
         plots.Series("table hosts", [s["hosts"]["cores_used"] for s in steps], colour=BLUE),
         plots.Series("bot fleets", [s["fleets"]["cores_used"] for s in steps], colour=PURPLE),
     ]
+    had = [] if hosts_cores is None else [plots.Mark(float(hosts_cores), "the hosts' cores", BLUE)]
     title = "CPU against load"
     return figure(title, plots.lines([s["bots"] for s in steps], series, title=title, xlabel="bots (offered)",
-                                     ylabel="cores used", markers=True))
+                                     ylabel="cores used", markers=True, hlines=had))
 
 
 def _steps_table(steps: Sequence[Mapping[str, Any]], slo_step: int | None) -> str:
@@ -127,11 +132,16 @@ def _significant(value: float | None) -> str:
     return "–" if value is None else escape(f"{value:.4g}")
 
 
+def _interval(parameter: Mapping[str, Any]) -> str:
+    interval = parameter.get("interval")
+    return "–" if interval is None else f"{_significant(interval[0])} to {_significant(interval[1])}"
+
+
 def _fit_table(fit: Mapping[str, Any], largest: int) -> str:
     if fit.get("error") is not None:
         return table(["USL fit", ""], [["not fitted", escape(fit["error"])]], pairs=True)
     rows = [
-        [name, _significant(_value(fit[key])), _significant(fit[key]["stderr"])]
+        [name, _significant(_value(fit[key])), _interval(fit[key])]
         for name, key in (("λ (actions/s of one bot)", "lambda"), ("σ (contention)", "sigma"),
                           ("κ (crosstalk)", "kappa"))
     ]
@@ -143,7 +153,55 @@ def _fit_table(fit: Mapping[str, Any], largest: int) -> str:
         ["R²", fmt(fit["r_squared"], digits=4), ""],
         ["steps fitted", fmt(fit["points"]), ""],
     ]
-    return table(["USL fit", "value", "std. error"], rows)
+    return table(["USL fit", "value", f"{fit['confidence']:.0%} interval"], rows)
+
+
+def _percent(share: float | None) -> str:
+    return "–" if share is None else escape(f"{share:+.1%}")
+
+
+def _holdout_table(fit: Mapping[str, Any]) -> str:
+    """Each step as the fit of the others predicts it: how well the law describes the sweep."""
+    held = fit.get("holdout")
+    if held is None:
+        return ""
+    if held["error"] is not None:
+        return table(["fit of the other steps", ""], [["not checked", escape(held["error"])]], pairs=True)
+    rows = [[fmt(h["bots"]), fmt(h["measured"], digits=1), fmt(h["predicted"], digits=1), _percent(h["error"])]
+            for h in held["steps"]]
+    mean = held["mean_abs_error"]
+    rows.append(["mean |error|", "", "", "–" if mean is None else escape(f"{mean:.1%}")])
+    return table(["left out (bots)", "actions/s", "predicted", "error"], rows)
+
+
+def _pinning(pinning: Mapping[str, Any], cores: Any) -> str:
+    """Where the hosts ran, in a sentence."""
+    hosts, others, had = pinning["hosts_cpus"], pinning["others_cpus"], pinning["hosts_cores"]
+    if hosts is not None:
+        return (f"The table hosts ran on CPU {','.join(map(str, hosts))} ({had} core{'' if had == 1 else 's'},"
+                f" pinned: --pin {pinning['requested']}); the fleets, the driver and Ray on CPU"
+                f" {','.join(map(str, others))}.")
+    if pinning["shared_with_fleets"]:
+        return f"The table hosts were not pinned: they shared the machine's {cores} cores with the fleets."
+    return "The table hosts were not pinned."
+
+
+def _measured(capacity: Mapping[str, Any]) -> str:
+    """What the sweep measured, in sentences: the SLO capacity and why, where throughput peaked,
+    and the cores the hosts had."""
+    result, peak = capacity["capacity"], capacity["throughput_peak"]
+    lines = [f"{result['reason']}."]
+    if peak is not None:
+        if peak["stopped_after"] is not None:
+            lines.append(f"Throughput stopped rising after {peak['stopped_after']:,} bots (the next step carried less"
+                         f" than {PEAK_RISE:.0%} more); the most was {peak['actions_per_s']:,.1f} actions/s, at"
+                         f" {peak['bots']:,} bots.")
+        else:
+            lines.append("Throughput rose at every step: the sweep did not reach the most the hosts carry.")
+    if capacity["past_the_peak"]:
+        lines.append("The sweep ended there: larger steps would only have overloaded the hosts.")
+    lines.append(_pinning(capacity["pinning"], capacity["run"].get("machine", {}).get("cores", "?")))
+    return "".join(f"<p>{escape(line)}</p>" for line in lines)
 
 
 def _peak_card(peak: float | None, largest: int) -> str:
@@ -152,12 +210,22 @@ def _peak_card(peak: float | None, largest: int) -> str:
     return card("USL peak", peak, "bots", 0)
 
 
-def _badge(slo_step: int | None, interrupted: bool) -> str:
-    if slo_step is None:
-        return '<span class="verdict fail">NO STEP MET THE SLO</span>'
-    if interrupted:  # the steps not measured might have met it too
+_BADGE_CLASS: Final = {KNEE: "pass", AT_LEAST: "caution"}
+"""A knee is measured; a lower bound is a warning; anything else (no step met the SLO) a failure."""
+
+
+def _badge(result: Mapping[str, Any], interrupted: bool) -> str:
+    kind = result["kind"]
+    if kind in _BADGE_CLASS and interrupted:  # the steps not measured might have met it too
         return INTERRUPTED
-    return f'<span class="verdict pass">SLO CAPACITY · {slo_step:,} BOTS</span>'
+    return f'<span class="verdict {_BADGE_CLASS.get(kind, "fail")}">{escape(result["headline"].upper())}</span>'
+
+
+def _host_cores(used: float | None, had: int | None) -> str:
+    """``0.78 of 1``: the cores the hosts used at the SLO step of those they had."""
+    if used is None:
+        return "–"
+    return f"{used:.3g}" if had is None else f"{used:.3g} of {had}"
 
 
 def render_capacity_html(capacity: Mapping[str, Any]) -> str:
@@ -169,21 +237,29 @@ def render_capacity_html(capacity: Mapping[str, Any]) -> str:
     expressions = capacity["slo"]["expressions"]
     per_core = result["per_core"] or {}
     machine = capacity["run"].get("machine", {})
+    hosts_cores = capacity["pinning"]["hosts_cores"]
     meta = (
         f"{capacity['scenario']} · SLO {' and '.join(expressions)} · steps "
         f"{', '.join(f'{b:,}' for b in capacity['planned_steps'])} · {machine.get('cores', '?')} cores"
     )
+    held = fit.get("holdout") or {}
+    mean_error = held.get("mean_abs_error")
+    step_card = card("SLO capacity (the knee)", slo_step, "bots", 0) if result["kind"] == KNEE else (
+        card("at least (no knee)", slo_step, "bots", 0) if result["kind"] == AT_LEAST else card("SLO capacity", None))
     headline = cards([
-        card("SLO capacity", slo_step, "bots", 0),
+        step_card,
+        card("next step (missed the SLO)", result["next_step"], "bots", 0),
         card("actions/s per core", per_core.get("actions_per_s")),
         card("hands/s per core", per_core.get("hands_per_s"), digits=2),
         card("seated players per core", per_core.get("seated_players"), digits=0),
         card("Play streams per core", per_core.get("play_streams"), digits=0),
-        card("host cores at the SLO step", result["hosts_cores_used"], digits=3),
+        card("host cores at the SLO step", _host_cores(result["hosts_cores_used"], hosts_cores)),
+        card("held-out fit error", None if mean_error is None else f"{mean_error:.1%}"),
         _peak_card(fit.get("peak_bots"), max(capacity["planned_steps"])),
     ])
     if steps:
-        charts = [_throughput_chart(steps, fit, slo_step), _latency_chart(steps, expressions), _cores_chart(steps)]
+        charts = [_throughput_chart(steps, fit, slo_step), _latency_chart(steps, expressions),
+                  _cores_chart(steps, hosts_cores)]
     else:
         charts = [empty("Throughput against load", "No step was measured.")]
     steadiness = capacity["steadiness"]
@@ -198,14 +274,15 @@ def render_capacity_html(capacity: Mapping[str, Any]) -> str:
         f" {escape(capacity['load_run'].get('report', ''))}."
     )
     return page(
-        f"tablestorm capacity: {capacity['scenario']}", meta, _badge(slo_step, bool(capacity.get("interrupted"))),
+        f"tablestorm capacity: {capacity['scenario']}", meta, _badge(result, bool(capacity.get("interrupted"))),
         [
             *(banner(text) for text in capacity["warnings"]),
             headline,
-            section("SLO capacity", f'<p>{escape(result["reason"])}.</p>'),
+            section("What was measured", _measured(capacity)),
             section("Against load", "".join(charts), "charts"),
             section("Steps", _steps_table(steps, slo_step)),
-            section("Details", _fit_table(fit, max(capacity["planned_steps"])) + run_table(capacity["run"]), "tables"),
+            section("Details", _fit_table(fit, max(capacity["planned_steps"])) + _holdout_table(fit)
+                    + run_table(capacity["run"]), "tables"),
         ],
         footer,
     )

@@ -14,11 +14,17 @@ first tick) is measured over its last ``windows x window_s`` seconds all the sam
 bots were seated later than that) and marked ``steady: false``. Only whole seconds count: at tick
 ``t`` every fleet has reported the seconds before ``t`` (it is asked after the tick began).
 
+**The end.** The sweep ends after its last step, or earlier once a step has missed the SLO and
+carried hardly more than the step before it (:func:`~tablestorm.sim.capacity.knee.past_the_peak`):
+the knee and the most the hosts carry are then measured, and larger steps would only overload them.
+
 **CPU.** Every tick reads each host's and fleet's process CPU time (user + system, all threads) with
 the wall clock beside it (:meth:`TableHostActor.cpu_seconds`); a step's cores used are, per
 process, the CPU seconds between the readings at the ends of its window over the wall seconds
 between them, summed. The hosts' cores are what a table service spends on the step's load; the
-fleets' are what driving it cost, which on one machine is taken from the same cores.
+fleets' are what driving it cost, which on one machine is taken from the same cores unless the
+sweep pins them apart (:mod:`tablestorm.sim.cluster.affinity`): the cores each host and fleet may
+run on, as each reported them once started, are kept with the steps.
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from tablestorm.sim.capacity.knee import past_the_peak
 from tablestorm.sim.capacity.slo import SLO, Goodput
-from tablestorm.sim.cluster.deployment import HOST_CHECK_TIMEOUT
+from tablestorm.sim.cluster.affinity import Pinning
+from tablestorm.sim.cluster.deployment import HOST_CHECK_TIMEOUT, ActorInfo
 from tablestorm.sim.cluster.interruption import Interruption
 from tablestorm.sim.load.driver import LoadTest, RunResult, RunState
 from tablestorm.sim.load.scenario import Scenario
@@ -187,15 +195,18 @@ class Sweep:
         self._hosts: dict[int, dict[str, tuple[float, float]]] = {}
         self._fleets: dict[int, dict[str, tuple[float, float]]] = {}
         """Tick -> what it read (bots online; CPU of each host and fleet), from the current step's first."""
+        self.actors: dict[str, dict[str, ActorInfo]] = {}
+        """``hosts`` and ``fleets``: each one's start report (its node and cores), as the load began."""
 
     @property
     def done(self) -> bool:
-        return len(self.results) == len(self.steps)
+        """Every step measured, or throughput stopped rising past the SLO (:func:`past_the_peak`)."""
+        return len(self.results) == len(self.steps) or past_the_peak(self.results)
 
     @property
     def current(self) -> int:
-        """The bots the current step holds (the last step's once the sweep is done)."""
-        return self.steps[min(len(self.results), len(self.steps) - 1)]
+        """The bots the current step holds (the last measured step's once the sweep is done)."""
+        return self.results[-1].bots if self.done else self.steps[len(self.results)]
 
     def target(self, elapsed: float) -> int:
         """The load test's ``target`` hook: the current step, whatever the time."""
@@ -205,6 +216,10 @@ class Sweep:
         """Read the CPU clocks, then measure the current step if it is steady or held long enough."""
         if self.done:
             return
+        if not self.actors:
+            info = state.deployment.info
+            self.actors = {"hosts": {a: info[a] for a in state.deployment.hosts},
+                           "fleets": {a: info[a] for a in state.deployment.fleets}}
         self._hosts[second] = _read_cpu(state, state.deployment.hosts)
         self._fleets[second] = _read_cpu(state, state.deployment.fleets)
         self._online[second] = state.bots_online
@@ -271,11 +286,15 @@ def sweep_scenario(scenario: Scenario, steps: Sequence[int], steadiness: Steadin
 
 @dataclass(frozen=True, slots=True)
 class SweepRun:
-    """A finished sweep: its steps, and the load run that carried them (summary, files)."""
+    """A finished sweep: its steps, the load run that carried them (summary, files), where its
+    hosts and fleets ran and how they were pinned."""
 
     steps: tuple[Step, ...]
     planned: tuple[int, ...]
     load: RunResult
+    actors: Mapping[str, Mapping[str, ActorInfo]]
+    """``hosts`` and ``fleets`` by id: each one's node and cores (empty when no step began)."""
+    pinning: Pinning | None
 
 
 def run_sweep(
@@ -289,15 +308,17 @@ def run_sweep(
     stream: TextIO,
     interruption: Interruption | None = None,
     command: Sequence[str] = (),
+    pinning: Pinning | None = None,
 ) -> SweepRun:
     """Run the sweep on Ray (a local loopback one without ``address``); the load run's own
     outputs (summary.json, history.csv, report.html: the whole sweep second by second) go to
-    ``out_dir``."""
+    ``out_dir``. ``pinning``: the hosts' and the fleets' cores (the caller pins its own process,
+    before Ray starts, to the others')."""
     planned = tuple(steps)
     sweep = Sweep(planned, slo, steadiness, stream)
     test = LoadTest(
         sweep_scenario(scenario, planned, steadiness), out_dir, address=address, stream=stream,
-        on_second=sweep.on_second, target=sweep.target, interruption=interruption, command=command,
+        on_second=sweep.on_second, target=sweep.target, interruption=interruption, command=command, pinning=pinning,
     )
     load = test.run()
-    return SweepRun(tuple(sweep.results), planned, load)
+    return SweepRun(tuple(sweep.results), planned, load, sweep.actors, pinning)

@@ -13,6 +13,12 @@ no meaning) and κ >= 0.
 Degenerate sweeps raise :class:`USLFitError` instead of returning numbers that mean nothing: fewer
 than three distinct loads (three parameters), or a throughput that is flat across the loads (every
 step past saturation, or limited by something other than the load: λ and σ cannot be told apart).
+
+A fit says how good it is in two ways. Each parameter has a confidence interval (value ± Student's
+t for the residuals' degrees of freedom times its standard error, within its bounds): σ or κ whose
+interval reaches 0 cannot be told from 0. And :func:`holdout` fits the law to every point but one
+and predicts the one left out: R² of a three-parameter curve through four or five points says
+little, while a law that cannot predict a step it was not shown has not captured the sweep.
 """
 
 from __future__ import annotations
@@ -25,11 +31,16 @@ from typing import Any, Final
 
 import numpy as np
 from scipy.optimize import OptimizeWarning, curve_fit
+from scipy.stats import t as student_t
 
-__all__ = ["FLAT_SPREAD", "MIN_POINTS", "USLFit", "USLFitError", "fit_usl", "usl"]
+__all__ = ["CONFIDENCE", "FLAT_SPREAD", "MIN_POINTS", "Holdout", "USLFit", "USLFitError", "fit_usl", "holdout", "usl"]
 
 MIN_POINTS: Final = 3
 """Distinct loads a fit needs: one per parameter."""
+CONFIDENCE: Final = 0.95
+"""The confidence of the parameters' intervals."""
+_BOUNDS: Final = ((0.0, 0.0, 0.0), (math.inf, 1.0, math.inf))
+"""The lower and the upper bounds of λ, σ, κ: the fit's, and so the intervals'."""
 FLAT_SPREAD: Final = 0.02
 """Throughputs whose range is within this share of the largest are flat (see the module docstring)."""
 
@@ -78,6 +89,18 @@ class USLFit:
         peak = self.peak_load
         return None if peak is None else self.throughput(peak)
 
+    def intervals(self) -> tuple[tuple[float, float] | None, ...]:
+        """λ, σ, κ's :data:`CONFIDENCE` intervals (see the module docstring); None for a parameter
+        without a standard error."""
+        values = (self.lam, self.sigma, self.kappa)
+        errors = (self.lam_stderr, self.sigma_stderr, self.kappa_stderr)
+        spread = float(student_t.ppf(0.5 + CONFIDENCE / 2, self.points - 3)) if self.points > 3 else math.nan
+        return tuple(
+            None if error is None or not math.isfinite(spread)
+            else (max(low, value - spread * error), min(high, value + spread * error))
+            for value, error, low, high in zip(values, errors, *_BOUNDS, strict=True)
+        )
+
 
 def _initial_guess(n: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
     """λ, σ, κ from the linearisation N/X = ((1 − σ) + (σ − κ)N + κN²)/λ, clipped into bounds.
@@ -124,7 +147,7 @@ def fit_usl(load: Sequence[float], throughput: Sequence[float]) -> USLFit:
         warnings.simplefilter("ignore", OptimizeWarning)  # no covariance: reported as None below
         try:
             params, covariance = curve_fit(
-                usl, n, x, p0=start, bounds=([0.0, 0.0, 0.0], [np.inf, 1.0, np.inf]),
+                usl, n, x, p0=start, bounds=_BOUNDS,
                 x_scale="jac", max_nfev=20_000,
             )
         except RuntimeError as exc:  # the trust region gave up
@@ -144,3 +167,40 @@ def fit_usl(load: Sequence[float], throughput: Sequence[float]) -> USLFit:
 def _stderr(covariance: np.ndarray, k: int) -> float | None:
     variance = float(covariance[k, k])
     return math.sqrt(variance) if math.isfinite(variance) and variance >= 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Holdout:
+    """One point left out of the fit, and what the fit of the others predicts for it."""
+
+    load: float
+    measured: float
+    predicted: float | None
+    """X at this load by the law fitted to every other point; None when they cannot be fitted."""
+
+    @property
+    def error(self) -> float | None:
+        """(predicted − measured) / measured: +0.1 predicts 10 % too much; None without a
+        prediction or a throughput to compare it with."""
+        if self.predicted is None or self.measured == 0:
+            return None
+        return (self.predicted - self.measured) / self.measured
+
+
+def holdout(load: Sequence[float], throughput: Sequence[float]) -> list[Holdout]:
+    """Leave-one-out: for each point in turn, the law fitted to the others predicts it. Needs one
+    distinct load more than a fit does (USLFitError otherwise)."""
+    distinct = len(set(load))
+    if distinct <= MIN_POINTS:
+        raise USLFitError(
+            f"predicting a step the fit was not shown needs at least {MIN_POINTS + 1} distinct loads, got {distinct}"
+        )
+    held = []
+    for k, (n, x) in enumerate(zip(load, throughput, strict=True)):
+        try:
+            others = fit_usl([*load[:k], *load[k + 1 :]], [*throughput[:k], *throughput[k + 1 :]])
+        except USLFitError:
+            held.append(Holdout(float(n), float(x), None))
+        else:
+            held.append(Holdout(float(n), float(x), others.throughput(n)))
+    return held

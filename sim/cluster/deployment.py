@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tablestorm.sim.cluster.affinity import Pinning
 from tablestorm.sim.cluster.placement import Placement
 from tablestorm.sim.load.prometheus import write_targets
 
@@ -64,10 +65,13 @@ class ActorInfo:
     """Its Prometheus endpoint, "host:port"."""
     endpoint: str = ""
     """A table host's gRPC endpoint, "host:port" (fleets serve none)."""
+    cpus: tuple[int, ...] = ()
+    """The cores it may run on, as it reported them once started (:mod:`.affinity`)."""
 
     @classmethod
     def of(cls, report: Mapping[str, Any], actor_id: str) -> ActorInfo:
-        return cls(actor_id, report["node_id"], report["pid"], report["metrics"], report.get("endpoint", ""))
+        return cls(actor_id, report["node_id"], report["pid"], report["metrics"], report.get("endpoint", ""),
+                   tuple(report.get("cpus", ())))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +95,12 @@ class Deployment:
         start: float,
         registry: bool = True,
         tls_ca: bytes | None = None,
+        pinning: Pinning | None = None,
     ) -> None:
         """``registry``: start the run's registry, which hosts need (their ledger) and fleets ask
         where a moved table lives; without it there are fleets only. ``tls_ca``: the fleets'
-        connections are TLS, trusting this CA (PEM)."""
+        connections are TLS, trusting this CA (PEM). ``pinning``: the cores the hosts and the
+        fleets run on (None: any)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         from tablestorm.sim.load.actors import RegistryActor
@@ -105,6 +111,7 @@ class Deployment:
         self.bot_config = dict(bot_config)
         self.start = start
         self.tls_ca = tls_ca
+        self.pinning = pinning
         self.placement = Placement(ray)
         self.hosts: dict[str, Any] = {}
         self.fleets: dict[str, Any] = {}
@@ -134,13 +141,14 @@ class Deployment:
         from tablestorm.sim.load.actors import TableHostActor
 
         assert self.registry_name is not None, "table hosts write their ledger to the registry"
+        cpus = None if self.pinning is None else list(self.pinning.hosts)
         handles = {}
         for _ in range(count):
             host_id = f"host-{self._next_host}"
             self._next_host += 1
             handles[host_id] = remote(TableHostActor).options(
                 scheduling_strategy=self.placement.strategy(self.running)
-            ).remote(host_id, self.registry_name, self.host_limits)
+            ).remote(host_id, self.registry_name, self.host_limits, cpus)
         reports = within(self.ray, [h.start.remote() for h in handles.values()], START_TIMEOUT,
                          f"{len(handles)} table host(s) starting")
         infos = [ActorInfo.of(r, r["host_id"]) for r in reports]
@@ -156,12 +164,13 @@ class Deployment:
 
         ray = self.ray
         avoiding = frozenset(avoid)
+        cpus = None if self.pinning is None else list(self.pinning.others)
         for _attempt in range(3):
             fleet_id = f"fleet-{self._next_fleet}"
             self._next_fleet += 1
             handle = remote(FleetActor).options(
                 scheduling_strategy=self.placement.strategy(self.running, avoiding)
-            ).remote(fleet_id, self.registry_name, self.start, self.bot_config, self.tls_ca)
+            ).remote(fleet_id, self.registry_name, self.start, self.bot_config, self.tls_ca, cpus)
             chosen = self.placement.choosing()
             try:
                 info = ActorInfo.of(ray.get(handle.start.remote(), timeout=FLEET_START_TIMEOUT), fleet_id)

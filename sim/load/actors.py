@@ -23,6 +23,7 @@ from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.sim.bots.client import Assignment, BotConfig, Tls
 from tablestorm.sim.bots.fleet import Fleet
+from tablestorm.sim.cluster.affinity import current, pin_process
 from tablestorm.sim.cluster.nodes import metrics_port
 from tablestorm.sim.load.batching import Batched
 from tablestorm.sim.load.fleet_metrics import FleetMetrics
@@ -57,6 +58,14 @@ def resident_bytes() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
+def _pinned(cpus: list[int] | None) -> list[int]:
+    """Pin this actor's process to ``cpus`` (None: leave it be); the cores it may run on now, as it
+    reports them (a capacity sweep records what the hosts had)."""
+    if cpus is not None:
+        pin_process(cpus)
+    return list(current() or ())
+
+
 def _cpu_reading() -> tuple[float, float]:
     """This process's CPU seconds so far (user and system, every thread: gRPC's included) and
     the wall clock when read (Unix seconds): two readings give the cores it used in between."""
@@ -79,14 +88,18 @@ class RegistryActor(Registry):
 
 @ray.remote(**SERVICE_ACTOR)
 class TableHostActor:
-    def __init__(self, host_id: str, registry: str, limits: dict[str, Any]) -> None:
+    def __init__(self, host_id: str, registry: str, limits: dict[str, Any], cpus: list[int] | None = None) -> None:
+        """``cpus``: the cores this host runs on (:mod:`tablestorm.sim.cluster.affinity`; None: any)."""
         self.host_id = host_id
         self.limits = HostLimits(**limits)
+        self.cpus = cpus
         self.server: TableServer | None = None
         self.registry = actor(registry)
 
     async def start(self) -> dict[str, Any]:
-        """Start the table service on this node's address; returns where it listens."""
+        """Start the table service on this node's address (pinned first, so that its threads are
+        too); returns where it listens and the cores it may run on."""
+        cpus = _pinned(self.cpus)
         ip = node_ip()
         ledger = BatchingLedger(self.host_id, self._send)
         config = ServerConfig(
@@ -101,6 +114,7 @@ class TableHostActor:
             "metrics": f"{ip}:{self.server.metrics_port}",
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
+            "cpus": cpus,
         }
         await self.registry.register_host.remote(
             self.host_id, info["endpoint"], info["metrics"], info["node_id"]
@@ -185,11 +199,14 @@ class FleetActor:
     """Hundreds to thousands of bots as coroutines of one process (see :class:`tablestorm.sim.bots.Fleet`)."""
 
     def __init__(
-        self, fleet_id: str, registry: str | None, start: float, config: dict[str, Any], tls_ca: bytes | None = None
+        self, fleet_id: str, registry: str | None, start: float, config: dict[str, Any], tls_ca: bytes | None = None,
+        cpus: list[int] | None = None,
     ) -> None:
         """``registry``: the run's registry, which says where a moved table lives now (None: the
-        tables never move); ``tls_ca``: connect to the servers over TLS trusting this CA (PEM)."""
+        tables never move); ``tls_ca``: connect to the servers over TLS trusting this CA (PEM);
+        ``cpus``: the cores this fleet runs on (None: any)."""
         self.fleet_id = fleet_id
+        self.cpus = cpus
         self.start_time = start
         self.config = BotConfig(**config)
         self.registry = None if registry is None else actor(registry)
@@ -204,7 +221,9 @@ class FleetActor:
         """Seats whose bots stood up since the last collect (free for others again)."""
 
     async def start(self) -> dict[str, Any]:
-        """Create the fleet in this actor's event loop and serve its metrics; returns where."""
+        """Create the fleet in this actor's event loop and serve its metrics; returns where, and the
+        cores it may run on."""
+        cpus = _pinned(self.cpus)
         resolve = None if self.registry is None else self._resolve
         self.fleet = Fleet(start=self.start_time, config=self.config, resolve=resolve, tls=self.tls)
         ip = node_ip()
@@ -216,6 +235,7 @@ class FleetActor:
             "metrics": f"{ip}:{self.metrics.port}",
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
+            "cpus": cpus,
         }
 
     async def begin(self, start: float) -> None:

@@ -47,6 +47,7 @@ from typing import Any, TextIO
 
 from tablestorm.sim.bots.client import Assignment, Return
 from tablestorm.sim.cluster import connection
+from tablestorm.sim.cluster.affinity import Pinning
 from tablestorm.sim.cluster.deployment import CALL_TIMEOUT, Deployment, within
 from tablestorm.sim.cluster.interruption import Interruption, abort_in
 from tablestorm.sim.load.chaos import ChaosEvent
@@ -180,13 +181,15 @@ class LoadTest:
         command: Sequence[str] = (),
         replace_dead_hosts: bool = False,
         spared_hosts: Collection[str] = (),
+        pinning: Pinning | None = None,
     ) -> None:
         """``servers``: load these table servers (``--target``) instead of table hosts of the run's
         own; ``target``: the closed model's bot count at each second of the run, in place of the
         scenario's (see :class:`~tablestorm.sim.load.shaping.LoadShape`); ``interruption``: the signals of a
         command-line run (see :mod:`tablestorm.sim.cluster.interruption`); ``command``: its argv, for the report's
         metadata; ``spared_hosts``: hosts a ``kill-host`` event never picks (a soak's reference host,
-        whose memory it judges over the whole run)."""
+        whose memory it judges over the whole run); ``pinning``: the cores the hosts and the fleets
+        run on (:mod:`tablestorm.sim.cluster.affinity`; the caller pins its own process)."""
         self.scenario = scenario
         self.out_dir = out_dir
         self.address = address
@@ -202,6 +205,7 @@ class LoadTest:
         self.command = tuple(command)
         self.replace_dead_hosts = replace_dead_hosts
         self.spared_hosts = frozenset(spared_hosts)
+        self.pinning = pinning
         self.prometheus_url: str | None = None
         self.prometheus_server: Any = None
         """The run's :class:`~tablestorm.sim.load.prometheus.PrometheusServer` while it runs (with ``prometheus``)."""
@@ -223,7 +227,7 @@ class LoadTest:
                 given = self.servers
                 deployment = Deployment(
                     ray, self.out_dir, host_limits=self.host_limits, bot_config=self.bot_config, start=time.time(),
-                    registry=given is None, tls_ca=None if given is None else given.tls_ca,
+                    registry=given is None, tls_ca=None if given is None else given.tls_ca, pinning=self.pinning,
                 )
                 self.registry = deployment.registry
                 sites: TableSites = (

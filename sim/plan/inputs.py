@@ -1,11 +1,12 @@
 """A plan's two inputs, read and checked: schedule.json (the demand) and capacity.json (one core's worth).
 
 Each reader takes exactly the keys its producer documents (:mod:`tablestorm.sim.schedule.result` for
-``tablestorm.schedule/1``, ``sim/capacity/result.py`` for ``tablestorm.capacity/1``) and nothing
+``tablestorm.schedule/1``, ``sim/capacity/result.py`` for ``tablestorm.capacity/2``) and nothing
 else, and refuses a file that is not what it claims with a :class:`~tablestorm.services.fields.FieldError`
 naming the file and the key (``capacity.json: capacity.per_core.hands_per_s: missing``): the wrong kind of
-file, a missing or mistyped key, a capacity sweep that found no SLO capacity, or a game in the
-schedule that the capacity run did not measure.
+file, a missing or mistyped key, a capacity sweep that found no SLO capacity, one that never reached
+its SLO (its capacity is a lower bound: refused unless the plan is told to extrapolate from it), or
+a game in the schedule that the capacity run did not measure.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Final
 
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.capacity.command import DEFAULT_SCENARIO
+from tablestorm.sim.capacity.knee import AT_LEAST, KINDS, NONE
 from tablestorm.sim.inputs import document, number_at, value_at
 
 __all__ = [
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 SCHEDULE_SCHEMA: Final = "tablestorm.schedule/1"
-CAPACITY_SCHEMA: Final = "tablestorm.capacity/1"
+CAPACITY_SCHEMA: Final = "tablestorm.capacity/2"
 """The schemas this reader knows (``tablestorm.sim.schedule.result.SCHEMA``; the capacity run's ``SCHEMA``)."""
 PER_CORE_KEYS: Final = ("actions_per_s", "hands_per_s", "seated_players", "play_streams")
 """``capacity.per_core``: what one core of the table hosts carried at the SLO, by dimension."""
@@ -69,6 +71,20 @@ class Capacity:
     slo: tuple[str, ...]
     reason: str
     warnings: tuple[str, ...]
+    kind: str
+    """``knee`` (measured) or ``at_least`` (a lower bound, read only when the plan may extrapolate)."""
+    headline: str
+    """What the sweep measured, in its report's words."""
+    scenario: Mapping[str, Any]
+    """The load the sweep ran: ``name``, ``games`` (each ``game``, ``structure``, ``share`` of the
+    tables), ``bot_mix``, ``think`` (a distribution as the scenario gives it)."""
+    pinning: Mapping[str, Any]
+    """capacity.json's ``pinning``: the cores the table hosts had."""
+
+    @property
+    def extrapolated(self) -> bool:
+        """The sweep never reached its SLO: a plan from it divides by a load below the knee."""
+        return self.kind == AT_LEAST
 
 
 def read_schedule(path: Path, quantities: Sequence[str]) -> ScheduleDemand:
@@ -90,13 +106,22 @@ def read_schedule(path: Path, quantities: Sequence[str]) -> ScheduleDemand:
     return ScheduleDemand(path, games, tuple(rows), run, tuple(value_at(data, "warnings", path, list)))
 
 
-def read_capacity(path: Path) -> Capacity:
-    """capacity.json, with an SLO capacity per core on every dimension."""
+def read_capacity(path: Path, *, allow_extrapolated: bool = False) -> Capacity:
+    """capacity.json, with an SLO capacity per core on every dimension: measured at a knee, or with
+    ``allow_extrapolated`` a lower bound."""
     data = document(path, CAPACITY_SCHEMA)
-    step = value_at(data, "capacity.slo_step", path)
-    if step is None:
-        reason = data["capacity"].get("reason", "no step met the SLO")
-        raise FieldError(f"{path}: capacity.slo_step", f"the sweep found no SLO capacity ({reason}): sweep lower")
+    kind = value_at(data, "capacity.kind", path, str)
+    headline = value_at(data, "capacity.headline", path, str)
+    if kind not in KINDS:
+        raise FieldError(f"{path}: capacity.kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
+    if kind == NONE:
+        reason = value_at(data, "capacity.reason", path, str)
+        raise FieldError(f"{path}: capacity.kind", f"the sweep found no SLO capacity ({reason}): sweep lower")
+    if kind == AT_LEAST and not allow_extrapolated:
+        raise FieldError(f"{path}: capacity.kind", f"{headline}: its capacity was never measured, and a plan"
+                         " from it would extrapolate; sweep larger steps (docs/capacity.md), or plan from the"
+                         " lower bound with --allow-extrapolated")
+    step = value_at(data, "capacity.slo_step", path, int)
     per_core = {key: number_at(data, f"capacity.per_core.{key}", path, positive=True) for key in PER_CORE_KEYS}
     games = tuple(value_at(g, "game", path, str) for g in value_at(data, "scenario_resolved.games", path, list))
     hosts = number_at(data, "capacity.hosts_cores_used", path)
@@ -115,7 +140,23 @@ def read_capacity(path: Path) -> Capacity:
         slo=tuple(value_at(data, "slo.expressions", path, list)),
         reason=str(value_at(data, "capacity.reason", path, str)),
         warnings=tuple(value_at(data, "warnings", path, list)),
+        kind=kind, headline=headline, scenario=_scenario(data, path),
+        pinning=value_at(data, "pinning", path, dict),
     )
+
+
+def _scenario(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The sweep's load as a plan names it: each game's share of the tables (its weight over the
+    weights), the bot mix, the think time."""
+    games = value_at(data, "scenario_resolved.games", path, list)
+    total = sum(number_at(g, "weight", path, where="scenario_resolved.games[].") for g in games) or 1.0
+    return {
+        "name": value_at(data, "scenario", path, str),
+        "games": [{"game": g["game"], "structure": value_at(g, "structure", path, str, "scenario_resolved.games[]."),
+                   "share": round(g["weight"] / total, 4)} for g in games],
+        "bot_mix": value_at(data, "scenario_resolved.bot_mix", path, dict),
+        "think": value_at(data, "scenario_resolved.think", path, dict),
+    }
 
 
 def check_games(schedule: ScheduleDemand, capacity: Capacity) -> None:

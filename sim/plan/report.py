@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP
+from tablestorm.sim.plan.result import capacity_lines
 from tablestorm.sim.plan.sizing import DIMENSIONS
 from tablestorm.sim.reporting import plots
 from tablestorm.sim.reporting.html import banner, card, cards, escape, figure, fmt, key_values, page, section, table
@@ -43,15 +44,14 @@ def _nodes_chart(rows: Sequence[Mapping[str, Any]], cores_per_node: int) -> str:
 
 def _inputs(inputs: Mapping[str, Any]) -> str:
     schedule, capacity = inputs["schedule"], inputs["capacity"]
-    s_machine, c_machine = schedule.get("machine") or {}, capacity.get("machine") or {}
+    s_machine = schedule.get("machine") or {}
     return key_values("schedule (demand)", {
         "file": schedule["file"], "simulated": schedule["schedule_file"], "root seed": schedule["root_seed"],
         "replications": schedule["replications"], "run at": schedule["started_at"],
         "machine": f"{s_machine.get('hostname')} ({s_machine.get('cores')} cores)",
     }) + key_values("capacity (per core at the SLO)", {
         "file": capacity["file"], "command": capacity["command_line"], "run at": capacity["started_at"],
-        "machine": f"{c_machine.get('hostname')} ({c_machine.get('cores')} cores)",
-        "SLO": ", ".join(capacity["slo"]), "capacity step": capacity["reason"],
+        **capacity_lines(capacity), "SLO": ", ".join(capacity["slo"]), "capacity step": capacity["reason"],
     })
 
 
@@ -86,7 +86,8 @@ def render_plan_html(plan: Mapping[str, Any]) -> str:
     body.append(section("Autoscaling schedule", _spans(plan["autoscaling"]["spans"], peak["nodes"])
                         + key_values("capacity and the peak's demand", {**per_core, **peak_demand}), "tables"))
     nodes = f"{peak['nodes']} node{'' if peak['nodes'] == 1 else 's'}"
-    badge = f'<span class="verdict pass">{escape(nodes)} at the peak</span>'
+    badge = (f'<span class="verdict caution">{escape(nodes)} at the peak · EXTRAPOLATED</span>' if plan["extrapolated"]
+             else f'<span class="verdict pass">{escape(nodes)} at the peak</span>')
     return page(f"Plan: {plan['inputs']['schedule']['name']}", meta, badge, body,
                 footer=f"KubeRay manifest for the peak: {escape(plan['kuberay']['manifest'])} (tablestorm plan).")
 

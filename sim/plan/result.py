@@ -6,8 +6,13 @@ The whole schema (``"schema": "tablestorm.plan/1"``):
 - ``run``: the run's metadata (:func:`tablestorm.sim.reporting.meta.run_metadata`);
 - ``inputs``: ``schedule`` (``file`` of schedule.json, the schedule ``file`` and ``name`` it
   simulated, ``root_seed``, ``replications``, ``started_at``, ``machine``) and ``capacity``
-  (``file``, ``command_line``, ``started_at``, ``machine``, ``slo``, ``reason``: which step is the
-  SLO capacity and why);
+  (``file``, ``command_line``, ``started_at``, ``tablestorm_version``, ``machine`` (its
+  ``cpu_model``, ``cores``, ``python``, ``ray``), ``pinning`` (the cores the table hosts had),
+  ``scenario`` (``name``, ``games`` with each one's ``structure`` and ``share``, ``bot_mix``,
+  ``think``), ``slo``, ``kind`` and ``headline`` (what the sweep measured:
+  :mod:`tablestorm.sim.capacity.knee`), ``reason``: which step is the SLO capacity and why);
+- ``extrapolated``: true when the capacity is a lower bound (its sweep never reached the SLO) and
+  the plan was told to use it (``--allow-extrapolated``): the first warning says so too;
 - ``settings``: ``headroom``, ``cores_per_node``, ``quantile``;
 - ``capacity_per_core``: the capacity per host core at the SLO, by dimension (capacity.json's
   ``capacity.per_core``);
@@ -23,8 +28,9 @@ The whole schema (``"schema": "tablestorm.plan/1"``):
   ``min_replicas`` (the quietest hour's nodes, at least 1) and ``max_replicas`` (the peak's), the
   ``bot-fleets`` group's ``replicas`` (to rehearse the day with bots; 0 when capacity.json gives
   no fleet CPU);
-- ``warnings``: what a reader must not miss (the capacity measured on fewer cores than the plan
-  extrapolates to, a rough quantile from few replications, the inputs' own warnings).
+- ``warnings``: what a reader must not miss (an extrapolated capacity, a capacity measured by
+  another tablestorm version, or on fewer cores than the plan extrapolates to, a rough quantile
+  from few replications, the inputs' own warnings).
 """
 
 from __future__ import annotations
@@ -37,12 +43,16 @@ from typing import Any, Final
 
 import yaml
 
+from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.plan.inputs import Capacity, ScheduleDemand
 from tablestorm.sim.plan.kuberay import BOT_FLEETS_GROUP, TABLE_HOSTS_GROUP, raycluster
 from tablestorm.sim.plan.sizing import DIMENSIONS, MinuteSize, Span, autoscaling, size, whole
 from tablestorm.sim.schedule.spec import clock
 
-__all__ = ["JSON_NAME", "MANIFEST_NAME", "QUANTITIES", "SCHEMA", "Settings", "build_plan", "minute_sizes", "write_plan"]
+__all__ = [
+    "JSON_NAME", "MANIFEST_NAME", "QUANTITIES", "SCHEMA", "Settings", "build_plan", "capacity_lines", "minute_sizes",
+    "write_plan",
+]
 
 SCHEMA: Final = "tablestorm.plan/1"
 JSON_NAME: Final = "plan.json"
@@ -78,8 +88,19 @@ def _span(span: Span) -> dict[str, Any]:
             "cores": span.cores}
 
 
-def _warnings(schedule: ScheduleDemand, capacity: Capacity, peak_cores: int, settings: Settings) -> list[str]:
-    warnings = []
+def _extrapolated(capacity: Capacity) -> str:
+    return (f"EXTRAPOLATED: {capacity.path}: {capacity.headline}, so its capacity was never measured: this plan"
+            " (--allow-extrapolated) divides the demand by per-core figures of a load below the knee, where the"
+            " table service's contention had not set in; its nodes are not a measured sizing: sweep larger steps")
+
+
+def _warnings(schedule: ScheduleDemand, capacity: Capacity, peak_cores: int, settings: Settings,
+              version: str) -> list[str]:
+    warnings = [_extrapolated(capacity)] if capacity.extrapolated else []
+    measured_by = capacity.run.get("tablestorm_version")
+    if measured_by != version:
+        warnings.append(f"the capacity was measured by tablestorm {measured_by} and this plan is tablestorm {version}:"
+                        " a change in between may have moved what a core carries; sweep again with this version")
     if capacity.machine_cores < peak_cores:
         warnings.append(
             f"the capacity was measured on a {capacity.machine_cores}-core machine (its table hosts used"
@@ -106,8 +127,40 @@ def _provenance(schedule: ScheduleDemand, capacity: Capacity) -> dict[str, Any]:
         },
         "capacity": {
             "file": str(capacity.path), "command_line": cap.get("command_line"), "started_at": cap.get("started_at"),
-            "machine": cap.get("machine"), "slo": list(capacity.slo), "reason": capacity.reason,
+            "tablestorm_version": cap.get("tablestorm_version"), "machine": cap.get("machine"),
+            "pinning": {k: capacity.pinning.get(k) for k in ("requested", "hosts_cpus", "hosts_cores",
+                                                             "shared_with_fleets")},
+            "scenario": dict(capacity.scenario), "slo": list(capacity.slo), "kind": capacity.kind,
+            "headline": capacity.headline, "reason": capacity.reason,
         },
+    }
+
+
+def _cpus(cpus: list[int]) -> str:
+    return f"CPU {','.join(map(str, cpus))}"
+
+
+def capacity_lines(entry: Mapping[str, Any]) -> dict[str, str]:
+    """plan.json's ``inputs.capacity`` in words, as the terminal and plan.html give them: what was
+    measured, on what machine and software, under what load."""
+    machine, pinning, scenario = entry.get("machine") or {}, entry["pinning"], entry["scenario"]
+    had = pinning["hosts_cores"]
+    if pinning["hosts_cpus"] is not None:
+        hosts = f"the table hosts pinned to {had} of them ({_cpus(pinning['hosts_cpus'])})"
+    elif pinning["shared_with_fleets"]:
+        hosts = "the table hosts not pinned: they shared the cores with the bot fleets"
+    else:
+        hosts = f"the table hosts on {'unknown' if had is None else had} cores of their own"
+    games = ", ".join(f"{g['game']} {g['share']:.0%} ({g['structure'].replace('_', ' ')})" for g in scenario["games"])
+    think = Distribution(**scenario["think"])
+    bots = ", ".join(f"{kind} {weight:g}" for kind, weight in scenario["bot_mix"].items() if weight)
+    return {
+        "measured": entry["headline"],
+        "machine": f"{machine.get('hostname')}: {machine.get('cpu_model') or 'CPU model unknown'},"
+                   f" {machine.get('cores')} cores, {hosts}",
+        "software": f"tablestorm {entry.get('tablestorm_version')}, Python {machine.get('python')},"
+                    f" Ray {machine.get('ray')}",
+        "scenario": f"{scenario['name']}: {games}; think {think.mean:g} s on average ({think.kind}); bots {bots}",
     }
 
 
@@ -151,7 +204,8 @@ def build_plan(
             TABLE_HOSTS_GROUP: {"replicas": table_nodes, "min_replicas": minimum, "max_replicas": table_nodes},
             BOT_FLEETS_GROUP: {"replicas": fleet_nodes, "fleet_cores_per_host_core": ratio},
         },
-        "warnings": _warnings(schedule, capacity, peak["cores"], settings),
+        "extrapolated": capacity.extrapolated,
+        "warnings": _warnings(schedule, capacity, peak["cores"], settings, str(metadata.get("tablestorm_version"))),
     }
     return plan, manifest
 
@@ -163,6 +217,8 @@ def write_plan(plan: Mapping[str, Any], manifest: Mapping[str, Any], out: Path) 
     paths["json"].write_text(json.dumps(plan, indent=1) + "\n")
     header = (f"# The RayCluster for the peak of {plan['inputs']['schedule']['name']} ({plan['peak']['time']}:"
               f" {plan['peak']['cores']} cores at {plan['settings']['quantile']}), written by tablestorm plan.\n")
+    if plan["extrapolated"]:
+        header += "# EXTRAPOLATED from a capacity sweep that never reached its SLO: not a measured sizing.\n"
     paths["manifest"].write_text(header + yaml.safe_dump(dict(manifest), sort_keys=False, width=120))
     return paths
 

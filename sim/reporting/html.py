@@ -133,6 +133,7 @@ def run_table(run: Mapping[str, Any]) -> str:
         ("command", run.get("command_line")),
         ("started", run.get("started_at")),
         ("machine", machine.get("hostname")),
+        ("cpu", machine.get("cpu_model")),
         ("cores", machine.get("cores")),
         ("python", machine.get("python")),
         ("ray", machine.get("ray")),

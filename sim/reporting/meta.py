@@ -1,7 +1,7 @@
 """What every report and summary says about its run: the tool, the command, the machine, the time.
 
 A figure means little without the machine it ran on (machines differ by 2-3x), so every output of
-every command carries this block.
+every command carries this block: its CPU model, cores, Python and Ray among it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,20 @@ from typing import Any
 from tablestorm import version
 
 
+def cpu_model() -> str | None:
+    """The processor's name as the kernel gives it (``/proc/cpuinfo``: x86's ``model name``, Arm's
+    ``Model``), else as Python's platform module does; None when neither says."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model") and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
 def run_metadata(command: Sequence[str], started: float) -> dict[str, Any]:
     """The block for a run started at ``started`` (Unix seconds) by ``command`` (argv)."""
     try:
@@ -30,6 +44,7 @@ def run_metadata(command: Sequence[str], started: float) -> dict[str, Any]:
         "started_at": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
         "machine": {
             "hostname": socket.gethostname(),
+            "cpu_model": cpu_model(),
             "cores": os.cpu_count(),
             "platform": platform.platform(),
             "python": platform.python_version(),

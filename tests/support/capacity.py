@@ -3,12 +3,15 @@ checked on."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from tablestorm.sim.capacity.result import build_capacity
+from tablestorm.sim.capacity.result import build_capacity, pinning_dict
 from tablestorm.sim.capacity.slo import SLO
 from tablestorm.sim.capacity.sweep import CpuUse, Steadiness, Step
+from tablestorm.sim.cluster.affinity import Pinning
+from tablestorm.sim.cluster.deployment import ActorInfo
 from tablestorm.sim.load.stats import RunStats
 
 
@@ -32,15 +35,23 @@ def measured_step(bots: int, actions_per_s: int, latency_s: float, *, host_cores
     )
 
 
+PINNED: Final = pinning_dict("auto", Pinning((0,), (1,), "auto"), {
+    "hosts": {"host-0": ActorInfo("host-0", "node-a", 10, "127.0.0.1:9001", "127.0.0.1:9000", (0,))},
+    "fleets": {"fleet-0": ActorInfo("fleet-0", "node-a", 11, "127.0.0.1:9002", cpus=(1,))},
+})
+"""capacity.json's ``pinning`` of a host on CPU 0 and a fleet on CPU 1 of one node."""
+
+
 def capacity_of(
-    steps: list[Step], tmp_path: Path, *, planned: list[int] | None = None, interrupted: str | None = None
+    steps: list[Step], tmp_path: Path, *, planned: list[int] | None = None, interrupted: str | None = None,
+    pinning: Mapping[str, Any] = PINNED,
 ) -> dict[str, Any]:
     """capacity.json's document for ``steps`` as the command builds it (its load run's files named
     under ``tmp_path``)."""
     load = tmp_path / "load"
     return build_capacity(
         steps, planned=planned or [s.bots for s in steps], slo=SLO.parse(["p99_ms<100"]), steadiness=Steadiness(),
-        run={"command_line": "tablestorm capacity", "machine": {"cores": 2}},
+        run={"command_line": "tablestorm capacity", "machine": {"cores": 2}}, pinning=pinning,
         load_summary={"scenario": "constructed", "scenario_resolved": {}, "chips_conserved": True,
                       "errors_total": 0, "duration_s": 60.0, "interrupted": interrupted},
         load_files={"summary": load / "summary.json", "report": load / "report.html", "history": load / "h.csv"},

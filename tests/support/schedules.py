@@ -93,16 +93,27 @@ def schedule_doc(minutes: Sequence[Mapping[str, Mapping[str, float]]], games: Se
 
 
 def capacity_doc(per_core: Mapping[str, float], *, games: Sequence[str] = ("7stud", "7stud8", "5stud", "7a5draw"),
-                 cores: int = 2, hosts_cores: float = 0.5, fleets_cores: float = 1.0) -> dict[str, Any]:
-    """A capacity.json with the keys sim/capacity/result.py documents (its SLO step at 1,000 bots)."""
+                 cores: int = 2, hosts_cores: float = 0.5, fleets_cores: float = 1.0, knee: bool = True,
+                 version: str = "0.1.0") -> dict[str, Any]:
+    """A capacity.json with the keys sim/capacity/result.py documents: its SLO step at 1,000 bots,
+    the knee with 2,000 missing the SLO (or, without ``knee``, the largest step: at least 1,000),
+    the hosts pinned to CPU 0, measured by tablestorm ``version``."""
+    headline = ("capacity 1,000 bots: the knee (2,000 missed the SLO)" if knee
+                else "at least 1,000 bots: no step reached the SLO")
     return {
-        "schema": "tablestorm.capacity/1",
-        "run": {**METADATA, "command_line": "tablestorm capacity smoke", "machine": {**METADATA["machine"],
-                                                                                   "cores": cores}},
-        "scenario_resolved": {"games": [{"game": g} for g in games]},
+        "schema": "tablestorm.capacity/2",
+        "run": {**METADATA, "tablestorm_version": version, "command_line": "tablestorm capacity smoke",
+                "machine": {**METADATA["machine"], "cpu_model": "Test CPU @ 2.00GHz", "cores": cores}},
+        "scenario": "smoke",
+        "scenario_resolved": {"games": [{"game": g, "weight": 1.0, "structure": "fixed_limit"} for g in games],
+                              "bot_mix": {"random": 2, "strength": 1, "sleeper": 0},
+                              "think": {"kind": "uniform", "value": 0.0, "low": 0.02, "high": 0.2}},
+        "pinning": {"requested": "auto", "hosts_cpus": [0], "others_cpus": [1], "hosts_cores": 1,
+                    "shared_with_fleets": False, "actors": {}},
         "slo": {"expressions": ["p99_ms<100"], "definition": "..."},
         "steps": [{"bots": 1000, "hosts": {"cores_used": hosts_cores}, "fleets": {"cores_used": fleets_cores}}],
-        "capacity": {"slo_step": 1000, "reason": "1,000 bots is the largest step that met the SLO",
+        "capacity": {"kind": "knee" if knee else "at_least", "headline": headline, "slo_step": 1000,
+                     "next_step": 2000 if knee else None, "reason": "1,000 bots is the largest step that met the SLO",
                      "per_core": dict(per_core), "hosts_cores_used": hosts_cores},
         "warnings": [],
     }
