@@ -47,9 +47,9 @@ def test_a_run_compared_with_itself_differs_by_nothing(tmp_path: Path) -> None:
     assert "Every event is the same in both runs" in html and "Minutes at which any replication differs: none" in html
 
 
-def _day(moved_start: str) -> Schedule:
+def _day(moved_start: str, stay_structure: str = "../tournaments/fast-stud-mtt.yaml") -> Schedule:
     return schedule_from_mapping({"recurring": False, "tournaments": [
-        {"name": "Stay", "start": "12:00", "structure": "../tournaments/fast-stud-mtt.yaml", "entrants": 24},
+        {"name": "Stay", "start": "12:00", "structure": stay_structure, "entrants": 24},
         {"name": "Moved", "start": moved_start, "structure": "../tournaments/fast-draw.yaml", "entrants": 15},
     ]}, "day.yaml", BASE)
 
@@ -68,7 +68,9 @@ def _placed(run: EventRun, minutes: int) -> np.ndarray:
 
 
 def test_a_moved_event_shows_up_at_the_minutes_it_left_and_took(tmp_path: Path) -> None:
-    before, after = _played(_day("12:00")), _played(_day("12:30"))
+    # B names Stay's structure by another path to the same file, as a copy of the schedule elsewhere would
+    same_file = str((BASE / "../tournaments/fast-stud-mtt.yaml").resolve())
+    before, after = _played(_day("12:00")), _played(_day("12:30", same_file))
     a = read_run(_written(tmp_path, "a", build_schedule(before, METADATA)))
     b = read_run(_written(tmp_path, "b", build_schedule(after, METADATA)))
     data = compare(a, b)
@@ -93,7 +95,8 @@ def test_a_moved_event_shows_up_at_the_minutes_it_left_and_took(tmp_path: Path) 
     assert events["Moved"]["settings"] == {"start": ["12:00", "12:30"]}
     assert events["Moved"]["quantities"]["begin"]["difference"]["values"] == [30.0] * REPLICATIONS
     assert events["Moved"]["quantities"]["hands"]["difference"]["values"] == [0.0] * REPLICATIONS
-    assert events["Stay"]["settings"] == {}
+    assert events["Stay"]["settings"] == {}, "the same rules by another path are no change"
+    assert a.data["events"][0]["structure"] != b.data["events"][0]["structure"]
     for quantity in EVENT_QUANTITIES:
         assert set(events["Stay"]["quantities"][quantity]["difference"]["values"]) <= {0.0}
     html = render_compare_html(data)

@@ -29,10 +29,11 @@ path (``levels[3].small_bet: ...``). Play levels are numbered from 1 and breaks 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from tablestorm.services.engine import VARIANTS, Stakes, Structure, TableOptions, Variant
@@ -214,6 +215,12 @@ class TournamentStructure:
     def play_levels(self) -> tuple[int, ...]:
         """Index in :attr:`levels` of each play level: ``play_levels[0]`` is play level 1."""
         return tuple(i for i, level in enumerate(self.levels) if not level.is_break)
+
+    def digest(self) -> str:
+        """A short hash of these rules, the same wherever the file that wrote them lives and however
+        it was laid out: what a what-if compares to tell a changed structure from a moved file."""
+        rules = [(f.name, self.game.code if f.name == "game" else getattr(self, f.name)) for f in fields(self)]
+        return hashlib.sha256(repr(rules).encode()).hexdigest()[:16]
 
     def table_options(self) -> TableOptions:
         """The options every table of the tournament is opened with (the first level's stakes)."""

@@ -19,7 +19,8 @@ compare.json (``"schema": "tablestorm.schedule-compare/1"``):
 - ``changed``: per quantity, the spans of minutes (``from``, ``to``, both ``HH:MM``, inclusive)
   at which any replication differs, and ``any``: those of every quantity together;
 - ``events``: per event of either run (A's order, then B's own) its ``name``, ``in`` (``both``,
-  ``a`` or ``b``), ``settings`` (what the schedule set differently: ``start``, ``structure``,
+  ``a`` or ``b``), ``settings`` (what the schedule set differently: ``start``, ``structure`` (its rules,
+  compared by ``structure_digest``: not the path),
   ``buy_in``, ``guarantee``, ``fee``, ``seats_to``, each ``[a, b]``) and ``quantities``: per
   quantity of :data:`EVENT_QUANTITIES` the medians ``a`` and ``b`` and the ``difference``
   (``{p10, p50, p90, mean, values}``; None for an event of one run only; a figure an event lacks,
@@ -189,6 +190,14 @@ def _compared(first: Mapping[str, Any] | None, second: Mapping[str, Any] | None,
             "difference": _difference(_values_of(first, count), _values_of(second, count))}
 
 
+def _changed(key: str, mine: Mapping[str, Any], theirs: Mapping[str, Any]) -> bool:
+    """Whether a setting differs; a structure by its rules (its digest), not the file's name, so a
+    schedule copied elsewhere that names the same file by another path changes nothing."""
+    if key == "structure" and mine.get("structure_digest") and theirs.get("structure_digest"):
+        return bool(mine["structure_digest"] != theirs["structure_digest"])
+    return bool(mine.get(key) != theirs.get(key))
+
+
 def _events(a: Run, b: Run) -> list[dict[str, Any]]:
     count = len(a.replications)
     first = {e["name"]: e for e in a.data["events"]}
@@ -202,7 +211,7 @@ def _events(a: Run, b: Run) -> list[dict[str, Any]]:
                     "b": None if theirs is None else _median(theirs.get(q)), "difference": None}
                 for q in EVENT_QUANTITIES}})
             continue
-        settings = {key: [mine.get(key), theirs.get(key)] for key in SETTINGS if mine.get(key) != theirs.get(key)}
+        settings = {key: [mine.get(key), theirs.get(key)] for key in SETTINGS if _changed(key, mine, theirs)}
         rows.append({"name": name, "in": "both", "settings": settings,
                      "quantities": {q: _compared(mine.get(q), theirs.get(q), count) for q in EVENT_QUANTITIES}})
     return rows

@@ -23,7 +23,9 @@ The whole schema (``"schema": "tablestorm.schedule/1"``):
   are taken over;
 - ``peak``: the minute whose median seated players is highest, with its row;
 - ``events``: per event its ``name``, ``kind`` (``tournament`` or ``sit_and_go``), ``game``,
-  ``structure`` and ``start`` (tournaments); as distributions (:func:`distribution`: ``p10``,
+  ``structure`` (the file as the schedule names it), ``structure_digest`` (a hash of its rules:
+  :meth:`~tablestorm.services.director.structure.TournamentStructure.digest`) and ``start``
+  (tournaments); as distributions (:func:`distribution`: ``p10``,
   ``p50``, ``p90``, ``mean`` and ``values``, one per replication in order, None where it had
   none): ``tournaments`` (how many were played), ``players``, ``entries``, ``prize_pool``,
   ``hands``, ``duration_s`` (each tournament's; a series' percentiles pooled over all of them, its
@@ -272,6 +274,7 @@ def _events(run: ScheduleRun, risk: float) -> list[dict[str, Any]]:
             "kind": "tournament" if isinstance(event, Tournament) else "sit_and_go",
             "game": event.structure.game.code,
             "structure": event.structure_file,
+            "structure_digest": event.structure.digest(),
             "start": clock(round(event.start_s / 60)) if isinstance(event, Tournament) else None,
             "tournaments": distribution([len(r.outcomes) for r in runs]),
             "players": distribution([sum(o.players for o in r.outcomes) for r in runs]),
