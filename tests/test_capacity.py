@@ -312,6 +312,7 @@ def test_capacity_json_of_constructed_steps(tmp_path: Path) -> None:
     assert '<span class="verdict pass">CAPACITY 900 BOTS: THE KNEE (1,200 MISSED THE SLO)</span>' in page
     assert "The table hosts ran on CPU 0 (1 core, pinned: --pin auto); the fleets, the driver and Ray on CPU 1." in page
     assert "left out (bots)" in page and "95% interval" in page
+    assert fit["peak_bots"] > 1200 and ">USL peak (extrapolated)<" in page, "a peak past the sweep was not measured"
     _check_page(page, steps=5, charts=3)
 
 

@@ -205,9 +205,10 @@ def _measured(capacity: Mapping[str, Any]) -> str:
 
 
 def _peak_card(peak: float | None, largest: int) -> str:
+    """The law's peak; past the largest step it was never measured, and the card says so."""
     if peak is not None and peak > _IN_REACH * largest:
         return card("USL peak", f"beyond {_IN_REACH}× the sweep")
-    return card("USL peak", peak, "bots", 0)
+    return card("USL peak (extrapolated)" if peak is not None and peak > largest else "USL peak", peak, "bots", 0)
 
 
 _BADGE_CLASS: Final = {KNEE: "pass", AT_LEAST: "caution"}
@@ -281,8 +282,8 @@ def render_capacity_html(capacity: Mapping[str, Any]) -> str:
             section("What was measured", _measured(capacity)),
             section("Against load", "".join(charts), "charts"),
             section("Steps", _steps_table(steps, slo_step)),
-            section("Details", _fit_table(fit, max(capacity["planned_steps"])) + _holdout_table(fit)
-                    + run_table(capacity["run"]), "tables"),
+            section("The law fitted", _fit_table(fit, max(capacity["planned_steps"])) + _holdout_table(fit), "tables"),
+            section("Run", run_table(capacity["run"]), "tables"),
         ],
         footer,
     )
