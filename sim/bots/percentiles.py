@@ -56,7 +56,7 @@ def percentile(view: View) -> float:
     own = (*view.down, *view.up, *view.community)
     if not own:
         return 0.5  # cards unknown (a stream resumed mid-hand): the median
-    drawn = not view.variant.is_stud and view.street > 0
+    drawn = view.street > 0 and not view.variant.is_stud
     return _percentile(view.game, view.deck_size, tuple(sorted(own)), drawn)
 
 

@@ -73,24 +73,26 @@ class HandViews:
                 if needs_board and up[j]:
                     others.append(up[j])
         community = hand.community_card
+        # Positional, in the fields' order (test_tournament_view checks each against the client's):
+        # keywords would be a third of the cost of building the View.
         return View(
-            game=self._game,
-            structure=self._structure,
-            legal=legal,
-            down=hand.down[player],
-            up=up[player],
-            others_up=tuple(others),
-            community=() if community is None else (community,),
-            street=street,
-            pot=hand.pot_total(),
-            bet=bet,
-            to_call=to_call,
-            stack=hand.stacks[player],
-            hand_number=self._hand_number,
-            deck_size=self._deck_size,
-            big_blind=self._big_blind,
-            opponents=opponents,
-            raises=self._count_raises(),  # during a draw, of the round before it, as the client counts
+            self._game,
+            self._structure,
+            legal,
+            hand.down[player],
+            up[player],
+            tuple(others),  # others_up
+            () if community is None else (community,),
+            street,
+            hand.pot_total(),
+            bet,
+            to_call,
+            hand.stacks[player],
+            self._hand_number,
+            self._deck_size,
+            self._big_blind,
+            opponents,
+            self._count_raises(),  # during a draw, of the round before it, as the client counts
         )
 
     def _count_raises(self) -> int:
