@@ -23,7 +23,7 @@ from bisect import bisect_left, bisect_right
 from functools import cache, lru_cache
 from typing import Final
 
-from tablestorm.services.engine.evaluation import BOARD, LOW8, Ranking
+from tablestorm.services.engine.evaluation import LOW8, Ranking
 from tablestorm.services.engine.variants import VARIANTS
 from tablestorm.sim.bots.strategies import Legal, View, draw_discards, rate
 
@@ -46,8 +46,8 @@ def _setting(game: str, deck_size: int) -> tuple[tuple[int, ...], Ranking, bool]
 
 
 def _rating(own: list[int], ranking: Ranking, hi_lo: bool) -> float:
-    exact = ranking.evaluate(own[:7]) if len(own) >= 5 else BOARD.evaluate(own)
-    return max(0.0, min(1.0, rate(own, ranking, hi_lo)[1])) + _TIE_BREAK * exact
+    _, score, exact = rate(own, ranking, hi_lo)
+    return max(0.0, min(1.0, score)) + _TIE_BREAK * exact
 
 
 def percentile(view: View) -> float:
@@ -56,7 +56,7 @@ def percentile(view: View) -> float:
     own = (*view.down, *view.up, *view.community)
     if not own:
         return 0.5  # cards unknown (a stream resumed mid-hand): the median
-    drawn = not view.variant.is_stud and view.street > 0
+    drawn = view.street > 0 and not view.variant.is_stud
     return _percentile(view.game, view.deck_size, tuple(sorted(own)), drawn)
 
 

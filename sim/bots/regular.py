@@ -24,10 +24,11 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Final
 
 from tablestorm.services.engine.evaluation import BOARD, HIGH_CARD, NO_HAND, Ranking, category_of
+from tablestorm.services.engine.variants import VARIANTS
 from tablestorm.sim.bots.percentiles import percentile
 from tablestorm.sim.bots.strategies import Action, Legal, View, draw_discards
 
@@ -252,18 +253,29 @@ def _equity(view: View, p: float, behind: float) -> float:
 
 def _outdraw(view: View) -> float:
     """The share of pots a hand that is behind still wins: by the cards still to come."""
-    variant = view.variant
-    if not variant.is_stud:
+    if not view.variant.is_stud:
         return 0.25 if view.street == 0 else 0.03
     own = len(view.down) + len(view.up) + len(view.community)
-    total = sum(street.down + street.up for street in variant.streets)
-    first = variant.streets[0].down + variant.streets[0].up
-    return 0.03 + 0.29 * (total - own) / max(1, total - first)
+    total, later = _stud_cards(view.game)
+    return 0.03 + 0.29 * (total - own) / later
+
+
+@cache
+def _stud_cards(game: str) -> tuple[int, int]:
+    """A stud game's cards a player is dealt in all, and after the first street (at least 1)."""
+    streets = VARIANTS[game].streets
+    total = sum(street.down + street.up for street in streets)
+    return total, max(1, total - streets[0].down - streets[0].up)
 
 
 def _discounted(view: View, p: float) -> float:
     """Less when an opponent's up cards alone already beat the seat's own made category (stud)."""
-    shown = max((_board_category(board) for board in view.others_up if 0 < len(board) <= 4), default=NO_HAND)
+    shown = NO_HAND
+    for board in view.others_up:  # a loop, not max() over a generator: this runs at every decision
+        if 0 < len(board) <= 4:
+            category = _board_category(board)
+            if category > shown:
+                shown = category
     own = (*view.down, *view.up, *view.community)
     # Any card held makes a high card, so mostly nothing shown (no pair) can beat it: no need to rate own.
     if shown > (HIGH_CARD if own else NO_HAND) and shown > _category(tuple(sorted(own)), view.high_ranking):

@@ -98,9 +98,11 @@ class Action(NamedTuple):
     discard: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class View:
-    """Everything one seat may know when it is asked to act (built from its own event stream)."""
+class View(NamedTuple):
+    """Everything one seat may know when it is asked to act (built from its own event stream).
+
+    A NamedTuple rather than a frozen dataclass: as immutable, and built several times faster (a
+    frozen dataclass sets each field through ``object.__setattr__``), at one View a decision."""
 
     game: str
     """The table's game code (a key of ``tablestorm.services.engine.VARIANTS``)."""
@@ -375,9 +377,9 @@ def _top_rank(strength_value: int) -> int:
     return strength_value >> 16 & 0xF
 
 
-def _made_score(cards: list[int], ranking: Ranking) -> tuple[int, float]:
-    """(category, score) of the player's own cards under the game's high ranking or, for fewer
-    than five cards, by pairs and trips only (STUD-6's board ranking, suits ignored)."""
+def _made_score(cards: list[int], ranking: Ranking) -> tuple[int, float, int]:
+    """(category, score, exact value) of the player's own cards under the game's high ranking or,
+    for fewer than five cards, by pairs and trips only (STUD-6's board ranking, suits ignored)."""
     if len(cards) >= 5:
         value = ranking.evaluate(cards[:7])
         category = category_of(value, ranking)
@@ -385,8 +387,8 @@ def _made_score(cards: list[int], ranking: Ranking) -> tuple[int, float]:
         value = BOARD.evaluate(cards)
         category = category_of(value, BOARD)
     if category >= STRAIGHT:
-        return category, min(1.0, _CATEGORY_SCORE[STRAIGHT] + 0.02 * (category - STRAIGHT))
-    return category, _CATEGORY_SCORE[category] + 0.12 * _top_rank(value) / 12
+        return category, min(1.0, _CATEGORY_SCORE[STRAIGHT] + 0.02 * (category - STRAIGHT)), value
+    return category, _CATEGORY_SCORE[category] + 0.12 * _top_rank(value) / 12, value
 
 
 def _draw_bonus(cards: list[int]) -> float:
@@ -409,14 +411,15 @@ def _low_score(cards: list[int]) -> float:
     return 0.4 + 0.06 * len(cards) if cards and len(lows) == len(cards) >= 3 else 0.0
 
 
-def rate(own: list[int], ranking: Ranking, hi_lo: bool) -> tuple[int, float]:
-    """(made category, rough 0..1 rating) of cards alone: made category, rank, draws and, in
-    Hi-Lo, the 8-or-better low."""
-    category, score = _made_score(own, ranking)
+def rate(own: list[int], ranking: Ranking, hi_lo: bool) -> tuple[int, float, int]:
+    """(made category, rough 0..1 rating, exact evaluator value) of cards alone: the rating by
+    made category, rank, draws and, in Hi-Lo, the 8-or-better low; the value is the high
+    ranking's (the board ranking's below five cards), which percentiles break ties with."""
+    category, score, value = _made_score(own, ranking)
     score += _draw_bonus(own)
     if hi_lo:
         score = max(score, _low_score(own))
-    return category, score
+    return category, score, value
 
 
 def strength(view: View) -> float:
@@ -425,7 +428,7 @@ def strength(view: View) -> float:
     own = [*view.down, *view.up, *view.community]
     if not own:
         return 0.0
-    category, score = rate(own, view.high_ranking, view.variant.low is LOW8)
+    category, score, _ = rate(own, view.high_ranking, view.variant.low is LOW8)
     for board in view.others_up:
         if 0 < len(board) <= 4 and category_of(BOARD.evaluate(board), BOARD) > category:
             score -= 0.2
