@@ -56,8 +56,11 @@ def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
     return process.returncode, rest
 
 
-@pytest.mark.parametrize(("signum", "hint"), [(signal.SIGINT, "press Ctrl-C again"),
-                                              (signal.SIGTERM, "send SIGTERM again")], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(("signum", "hint"), [
+    (signal.SIGINT, "press Ctrl-C again"),
+    # the same wind-down; SIGTERM's own wording is tested in-process (test_interruption.py)
+    pytest.param(signal.SIGTERM, "send SIGTERM again", marks=pytest.mark.slow),
+], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_winds_the_run_down_and_writes_every_output(
     tmp_path: Path, signum: signal.Signals, hint: str
 ) -> None:

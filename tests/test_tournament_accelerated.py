@@ -94,7 +94,7 @@ def test_a_timed_out_player_is_folded_for_the_rest_of_the_hand_and_back_for_the_
 
 
 def test_lost_tables_void_their_hands_and_the_chips_hold() -> None:  # TOURN-11
-    run = AcceleratedTournament(draw_structure(levels=12, duration_s=300), entrants=24, seed=3,
+    run = AcceleratedTournament(draw_structure(levels=12, duration_s=300, doubling=True), entrants=24, seed=3,
                                 faults=[300.0, 900.0, 1500.0], check_chips=True)
     result = run.run()
     voided = [e for e in run.director.events if type(e) is ev.HandVoided]

@@ -32,11 +32,15 @@ def stud_structure(levels: int = 3, duration_s: float = 600, **extra: Any) -> To
     return structure_from_mapping({"game": "7stud", "starting_stack": 1000, "levels": rows, **extra})
 
 
-def draw_structure(levels: int = 3, duration_s: float = 600, **extra: Any) -> TournamentStructure:
-    """5-max fixed-limit 7-to-A draw, 1000 chips; level k: blinds k/2k, bets 2k/4k."""
+def draw_structure(
+    levels: int = 3, duration_s: float = 600, *, doubling: bool = False, **extra: Any
+) -> TournamentStructure:
+    """5-max fixed-limit 7-to-A draw, 1000 chips; level k: blinds k/2k, bets 2k/4k (``doubling``:
+    with 2^(k-1) for k, limits that keep up with the chips so that a field plays out in time)."""
+    units = [2 ** (k - 1) if doubling else k for k in range(1, levels + 1)]
     rows = [
         {"duration_s": duration_s, "small_blind": k, "big_blind": 2 * k, "small_bet": 2 * k, "big_bet": 4 * k}
-        for k in range(1, levels + 1)
+        for k in units
     ]
     return structure_from_mapping({"game": "7a5draw", "starting_stack": 1000, "levels": rows, **extra})
 
