@@ -548,6 +548,12 @@ def check_end(hand: Hand, config: Config, log: Log) -> None:
                 assert len(hand.cards_of(i)) == full, f"player {i}: {hand.cards_of(i)}\n{log}"
 
 
+def _where(k: int, e: object, log: Log) -> str:
+    """Event ``k`` and the log, for a failed assertion's message (built only when one fails: the
+    log prints every action of the hand)."""
+    return f"event {k} {e}\n{log}"
+
+
 def check_event_order(hand: Hand, log: Log) -> None:
     """7. The record reads in order: rounds open (RoundStarted) and close (PotsFormed) street by
     street; players act only inside a round, the first of them the one RoundStarted names; the
@@ -556,23 +562,22 @@ def check_event_order(hand: Hand, log: Log) -> None:
     first: int | None = None  # who RoundStarted said acts first, until someone acts
     in_round = False
     for k, e in enumerate(hand.events):
-        where = f"event {k} {e}\n{log}"
         if type(e) is RoundStarted:
-            assert not in_round and e.street > street, f"round opened out of order: {where}"
+            assert not in_round and e.street > street, f"round opened out of order: {_where(k, e, log)}"
             street, in_round, first = e.street, True, e.first
         elif type(e) is PotsFormed:
-            assert in_round and e.street == street, f"round closed out of order: {where}"
-            assert first is None or first == -1, f"RoundStarted named {first}, who never acted: {where}"
+            assert in_round and e.street == street, f"round closed out of order: {_where(k, e, log)}"
+            assert first is None or first == -1, f"RoundStarted named {first}, who never acted: {_where(k, e, log)}"
             in_round = False
         elif type(e) is Drew or (type(e) is TimedOut and e.outcome is TimeoutOutcome.STAND_PAT):
-            assert not in_round, f"a draw inside a betting round: {where}"
+            assert not in_round, f"a draw inside a betting round: {_where(k, e, log)}"
         elif isinstance(e, Acted | TimedOut):
-            assert in_round, f"action outside a betting round: {where}"
+            assert in_round, f"action outside a betting round: {_where(k, e, log)}"
             if first is not None:
-                assert first == e.player, f"RoundStarted named {first} but {e.player} acted: {where}"
+                assert first == e.player, f"RoundStarted named {first} but {e.player} acted: {_where(k, e, log)}"
                 first = None
         elif type(e) is PotAwarded:
-            assert not in_round and street >= 0, f"pot awarded before the last round closed: {where}"
+            assert not in_round and street >= 0, f"pot awarded before the last round closed: {_where(k, e, log)}"
 
 
 def action_bound(config: Config) -> int:
