@@ -34,8 +34,9 @@ class _RoundTrip(Collector):
         buckets[-1] = ("+Inf", buckets[-1][1])
         yield HistogramMetricFamily(
             "tablestorm_bot_action_round_trip_seconds",
-            "Action round trip seen by bots: ActRequest sent to its ActResult received (the "
-            "network, both event loops and the server's tablestorm_action_processing_seconds).",
+            "Action round trip seen by bots: the intended send time of an ActRequest to its ActResult "
+            "received (the network, both event loops and the server's tablestorm_action_processing_seconds), "
+            "every action sent, corrected for coordinated omission.",
             buckets=buckets,
             sum_value=self.histogram.sum_ns / 1e9,
         )

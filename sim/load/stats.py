@@ -11,6 +11,14 @@ to 2**6 s (64 s) is cut into 32 equal sub-buckets, 26 x 32 = 832 buckets in all.
 reported by its midpoint, which is within 1/64 (1.5625 %) of every value in it. Values below
 0.95 µs or at or above 64 s are counted in the first or last bucket; the exact minimum and maximum
 are kept beside the buckets, and percentiles are clamped to them.
+
+Every second and every game keeps an action's latency in one of three histograms
+(:class:`Timings`): ``latency``, the actions the server applied (their number is the actions'
+count); ``unapplied``, the actions it did not (refused as too late, or lost with a stream), timed to
+the moment their fate became known; and ``omitted``, the samples a bot blocked on an action did not
+get to take (coordinated omission), filled in as HdrHistogram's ``recordValueWithExpectedInterval``
+does. The first two are what was measured ("uncorrected"), all three the corrected latency; the
+why and the expected interval are in docs/scenarios.md (Latency under a stall).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ __all__ = [
     "LatencyHistogram",
     "RunStats",
     "SecondStats",
+    "Timings",
     "bucket_bounds",
     "bucket_index",
     "bucket_value",
@@ -164,6 +173,17 @@ class LatencyHistogram:
         elif seconds > self.max:
             self.max = seconds
 
+    def record_omitted(self, seconds: float, expected_interval_s: float) -> None:
+        """Count the samples a latency of ``seconds`` kept from being taken, one action expected every
+        ``expected_interval_s``: ``seconds - k * interval`` for k = 1, 2, ... while at least the
+        interval (HdrHistogram's ``recordValueWithExpectedInterval`` less its own sample; their
+        number is counted on the ratio rounded to 9 places, so that float noise never drops one).
+        Nothing for an interval of 0 or less: without an expected pace, no sample is known missing."""
+        if expected_interval_s <= 0.0:
+            return
+        for k in range(1, math.floor(round(seconds / expected_interval_s, 9))):
+            self.record(seconds - k * expected_interval_s)
+
     def merge(self, other: LatencyHistogram) -> None:
         """Add ``other``'s counts to this one; the result equals having recorded both sets of samples."""
         if other.count:
@@ -289,21 +309,74 @@ def _add_counts(into: dict[str, int], other: Mapping[str, int]) -> None:
         into[key] = into.get(key, 0) + n
 
 
-class SecondStats:
+def _merged(*parts: LatencyHistogram) -> LatencyHistogram:
+    merged = LatencyHistogram()
+    for part in parts:
+        merged.merge(part)
+    return merged
+
+
+class Timings:
+    """An action's latency, kept by a second or a game in three histograms (see the module
+    docstring): ``latency`` (applied actions), ``unapplied`` and ``omitted``."""
+
+    __slots__ = ("latency", "omitted", "unapplied")
+
+    def __init__(self) -> None:
+        self.latency = LatencyHistogram()
+        """Every applied action, from its intended send time to its result (one per action)."""
+        self.unapplied = LatencyHistogram()
+        """Every action sent and not applied (too late, or lost with its stream), to its fate."""
+        self.omitted = LatencyHistogram()
+        """The samples a bot blocked on an action missed (coordinated omission's correction)."""
+
+    def measured(self) -> LatencyHistogram:
+        """Every action timed, applied or not: the uncorrected latency (a new histogram)."""
+        return _merged(self.latency, self.unapplied)
+
+    def corrected(self) -> LatencyHistogram:
+        """The measured latency with the omitted samples filled in (a new histogram): what a
+        player would have seen had the bots kept their pace, and what thresholds check."""
+        return _merged(self.latency, self.unapplied, self.omitted)
+
+    def _merge_timings(self, other: Timings) -> None:
+        self.latency.merge(other.latency)
+        self.unapplied.merge(other.unapplied)
+        self.omitted.merge(other.omitted)
+
+    def _timings_dict(self) -> dict[str, Any]:
+        """``latency`` always, the other two when not empty (as older fleets ship them)."""
+        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        for name, hist in (("unapplied", self.unapplied), ("omitted", self.omitted)):
+            if hist.count:
+                data[name] = hist.to_dict()
+        return data
+
+    def _timings_from(self, data: Mapping[str, Any]) -> None:
+        self.latency = LatencyHistogram.from_dict(data["latency"])
+        for name in ("unapplied", "omitted"):
+            if name in data:
+                setattr(self, name, LatencyHistogram.from_dict(data[name]))
+
+    def _same_timings(self, other: Timings) -> bool:
+        return (self.latency, self.unapplied, self.omitted) == (other.latency, other.unapplied, other.omitted)
+
+
+class SecondStats(Timings):
     """What happened in one second of the run: finished hands, errors by kind, action latencies.
 
-    The number of actions is ``latency.count``: every action has exactly one latency. ``errors``
+    The number of actions is ``latency.count``: every applied action has exactly one latency. ``errors``
     counts every error; ``chaos_errors`` those of them the run's chaos caused (see
     :mod:`tablestorm.sim.bots.client.attribution`), so the unexpected ones are the difference.
     """
 
-    __slots__ = ("chaos_errors", "errors", "hands", "latency")
+    __slots__ = ("chaos_errors", "errors", "hands")
 
     def __init__(self) -> None:
+        super().__init__()
         self.hands = 0
         self.errors: dict[str, int] = {}
         self.chaos_errors: dict[str, int] = {}
-        self.latency = LatencyHistogram()
 
     @property
     def actions(self) -> int:
@@ -326,11 +399,11 @@ class SecondStats:
         self.hands += other.hands
         _add_counts(self.errors, other.errors)
         _add_counts(self.chaos_errors, other.chaos_errors)
-        self.latency.merge(other.latency)
+        self._merge_timings(other)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form; zero counters are left out."""
-        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        data = self._timings_dict()
         if self.hands:
             data["hands"] = self.hands
         if self.errors:
@@ -348,19 +421,19 @@ class SecondStats:
         second.chaos_errors = {str(k): int(v) for k, v in data.get("chaos_errors", {}).items()}
         if any(n > second.errors.get(kind, 0) for kind, n in second.chaos_errors.items()):
             raise ValueError("chaos errors must be among the errors of their second")
-        second.latency = LatencyHistogram.from_dict(data["latency"])
+        second._timings_from(data)
         return second
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SecondStats):
             return NotImplemented
-        mine = (self.hands, self.errors, self.chaos_errors, self.latency)
-        return mine == (other.hands, other.errors, other.chaos_errors, other.latency)
+        mine = (self.hands, self.errors, self.chaos_errors)
+        return mine == (other.hands, other.errors, other.chaos_errors) and self._same_timings(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-class GameStats:
+class GameStats(Timings):
     """One game's part of a run: hands finished and voided, actions with their round trips, CLOCK-2
     timeouts by outcome, side pots and raise caps.
 
@@ -369,15 +442,14 @@ class GameStats:
     which therefore cannot disagree with the per-game breakdown. Merges are exact, as everywhere here.
     """
 
-    __slots__ = ("hands", "hands_voided", "latency", "raise_caps", "side_pots", "timeouts_by_outcome")
+    __slots__ = ("hands", "hands_voided", "raise_caps", "side_pots", "timeouts_by_outcome")
 
     def __init__(self) -> None:
+        super().__init__()
         self.hands = 0
         """Hands played to the end."""
         self.hands_voided = 0
         """Hands voided with a refund instead of finishing (a lost host, a drain)."""
-        self.latency = LatencyHistogram()
-        """The round trip of every answered action (their number is :attr:`actions`)."""
         self.side_pots = 0
         """Side pots formed (BET-7)."""
         self.raise_caps = 0
@@ -398,14 +470,14 @@ class GameStats:
         """Add ``other`` (the same game seen by another fleet, or later)."""
         self.hands += other.hands
         self.hands_voided += other.hands_voided
-        self.latency.merge(other.latency)
+        self._merge_timings(other)
         self.side_pots += other.side_pots
         self.raise_caps += other.raise_caps
         _add_counts(self.timeouts_by_outcome, other.timeouts_by_outcome)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form; zero counters are left out."""
-        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        data = self._timings_dict()
         counters = {
             "hands": self.hands,
             "hands_voided": self.hands_voided,
@@ -422,7 +494,7 @@ class GameStats:
     def from_dict(cls, data: Mapping[str, Any]) -> GameStats:
         """Inverse of :meth:`to_dict`; raises ValueError on malformed input."""
         game = cls()
-        game.latency = LatencyHistogram.from_dict(data["latency"])
+        game._timings_from(data)
         game.hands = int(data.get("hands", 0))
         game.hands_voided = int(data.get("hands_voided", 0))
         game.side_pots = int(data.get("side_pots", 0))
@@ -439,6 +511,11 @@ class GameStats:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]  # mutable
+
+
+def _fill_in(latency_s: float, expected_interval_s: float, *into: Timings) -> None:
+    for timings in into:
+        timings.omitted.record_omitted(latency_s, expected_interval_s)
 
 
 UNKNOWN_GAME: Final = ""
@@ -498,14 +575,35 @@ class RunStats:
             stats = self.games[game] = GameStats()
         return stats
 
-    def action(self, latency_s: float, kind: str, bot_kind: str, now: float, game: str = UNKNOWN_GAME) -> None:
-        """Count one answered action: its latency, its kind (e.g. "raise"), the bot's kind and the game."""
-        self._second(now).latency.record(latency_s)
-        self.game(game).latency.record(latency_s)
+    def action(
+        self, latency_s: float, kind: str, bot_kind: str, now: float, game: str = UNKNOWN_GAME,
+        expected_interval_s: float = 0.0,
+    ) -> None:
+        """Count one applied action: its latency, its kind (e.g. "raise"), the bot's kind and the game.
+
+        ``expected_interval_s`` is the pace the bot's table would have kept had it not been blocked
+        (the bot's mean think time): a latency of two intervals or more fills in the samples it kept
+        from being taken (:meth:`LatencyHistogram.record_omitted`)."""
+        second, counts = self._second(now), self.game(game)
+        second.latency.record(latency_s)
+        counts.latency.record(latency_s)
+        if latency_s >= 2.0 * expected_interval_s > 0.0:
+            _fill_in(latency_s, expected_interval_s, second, counts)
         by_kind = self.actions_by_kind
         by_kind[kind] = by_kind.get(kind, 0) + 1
         by_bot = self.actions_by_bot
         by_bot[bot_kind] = by_bot.get(bot_kind, 0) + 1
+
+    def unapplied(
+        self, latency_s: float, now: float, game: str = UNKNOWN_GAME, expected_interval_s: float = 0.0
+    ) -> None:
+        """Count the latency of one action sent and not applied (refused as too late, lost with its
+        stream), to when its fate became known; corrected as :meth:`action` does. It is not an action."""
+        second, counts = self._second(now), self.game(game)
+        second.unapplied.record(latency_s)
+        counts.unapplied.record(latency_s)
+        if latency_s >= 2.0 * expected_interval_s > 0.0:
+            _fill_in(latency_s, expected_interval_s, second, counts)
 
     def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0, game: str = UNKNOWN_GAME) -> None:
         """Count one finished hand with the side pots it formed and the rounds that hit the raise cap."""
@@ -598,11 +696,15 @@ class RunStats:
         """Hands the tables voided (a lost host, a drain) instead of finishing."""
         return sum(game.hands_voided for game in self.games.values())
 
-    def latency(self) -> LatencyHistogram:
-        """Latencies of all actions of the run (a new histogram merged from the series)."""
+    def latency(self, *, corrected: bool = True) -> LatencyHistogram:
+        """Latencies of all actions of the run, corrected (the default) or as measured (a new
+        histogram merged from the series: see :class:`Timings`)."""
         merged = LatencyHistogram()
         for second in self.series.values():
             merged.merge(second.latency)
+            merged.merge(second.unapplied)
+            if corrected:
+                merged.merge(second.omitted)
         return merged
 
     def window(self, start: int, stop: int) -> SecondStats:

@@ -21,6 +21,10 @@ bots, duration_s              bots, duration_s                                  
 chips_conserved               chips_conserved                                     true/false
 ============================  ==================================================  =========
 
+The latency metrics are the action round trip corrected for coordinated omission (summary.json's
+``latency_ms``; the uncorrected figures are beside, in ``latency_uncorrected_ms``: see
+:class:`tablestorm.sim.load.stats.Timings`).
+
 A threshold whose value is missing from the summary (no latencies recorded, chips not counted)
 fails: a criterion that could not be checked has not been met.
 """
