@@ -380,6 +380,35 @@ def test_a_resumed_stream_replaying_what_the_seat_missed_gives_no_violation() ->
     )
 
 
+def test_other_seats_actions_and_the_prompt_after_an_action_carry_its_server_time() -> None:
+    """Another seat's action received live is a broadcast to time; a turn that follows an action in
+    the same hand (the bot's own or another's) is a prompt to time from that action's server time.
+    Replayed events and a hand's first turn are not timed."""
+    referee = Referee(SEAT)
+    dealt_in(referee)
+    assert referee.check(events(event(4, acted=pb.Acted(seat=2, kind=pb.ACTION_KIND_CALL, to=20, added=20),
+                                      server_time_us=1_000))) == ()
+    assert referee.broadcasts == [1_000] and referee.prompted_after == 0
+    referee.broadcasts.clear()
+    assert referee.check(turn(4)) == ()
+    assert referee.prompted_after == 1_000
+    referee.sent("a1", Action("call"), 0.0, (0, 1))
+    own = event(5, acted=pb.Acted(seat=SEAT, kind=pb.ACTION_KIND_CALL, to=20, added=0), server_time_us=2_000)
+    assert feed(referee, [result("a1"), events(own)]) == [] and referee.broadcasts == []
+    assert referee.check(turn(5)) == () and referee.prompted_after == 2_000, "prompted after its own action"
+    assert referee.check(turn(5)) == () and referee.prompted_after == 0, "no action since the last prompt"
+    assert feed(referee, [events(ended(6, (100, 100)), started(7, hand=2, stacks=(100, 100))), turn(7, hand=2)]) == []
+    assert referee.prompted_after == 0, "a hand's first turn follows no action of it"
+
+    replayed = Referee(SEAT)
+    assert feed(replayed, [welcome(last_seq=4, hand_number=1, hand_running=True),
+                           events(started(1), dealt(2, SEAT, [0, 1], [2]), dealt(3, 2, [-1, -1], [9]),
+                                  event(4, acted=pb.Acted(seat=2, kind=pb.ACTION_KIND_CALL, to=20, added=20),
+                                        server_time_us=1_000)),
+                           turn(4)]) == []
+    assert replayed.broadcasts == [] and replayed.prompted_after == 0
+
+
 @pytest.mark.parametrize(
     "resumed",
     [

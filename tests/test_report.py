@@ -17,6 +17,8 @@ from tablestorm.sim.load.report import history_rows, render_html, write_report
 from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
 from tablestorm.sim.reporting.style import GAME_COLOURS, GREEN, ORANGE
 
+NO_SEAT_LATENCIES = {"next_prompt_ms": {"p50": None, "p99": None}, "broadcast_ms": {"p50": None, "p99": None}}
+
 
 def test_summary_exact_numbers() -> None:
     summary = summary_of(constructed_run())
@@ -34,6 +36,8 @@ def test_summary_exact_numbers() -> None:
         "latency_uncorrected_ms": {"p50": 5.0, "p90": 5.0, "p95": 5.0, "p99": 200.0, "p999": 200.0, "min": 5.0,
                                    "max": 200.0, "mean": 8.9},
         "latency_correction": {"omitted": 0, "unapplied": 0},
+        "next_prompt_ms": dict.fromkeys(("p50", "p90", "p95", "p99", "p999", "min", "max", "mean")),
+        "broadcast_ms": dict.fromkeys(("p50", "p90", "p95", "p99", "p999", "min", "max", "mean")),
         "errors": {"UNAVAILABLE": 2, "DEADLINE_EXCEEDED": 1, PROTOCOL_VIOLATION: 1},
         "errors_total": 4,
         "chaos_errors": {"UNAVAILABLE": 1},
@@ -53,10 +57,10 @@ def test_summary_exact_numbers() -> None:
         "actions_by_bot": {"maniac": 2, "tight": 98},
         "by_game": {
             "7a5draw": {"hands": 1, "actions": 2, "latency_ms": {"p50": 200.0, "p99": 200.0},
-                        "latency_uncorrected_ms": {"p50": 200.0, "p99": 200.0}, "timeouts": 1,
+                        "latency_uncorrected_ms": {"p50": 200.0, "p99": 200.0}, **NO_SEAT_LATENCIES, "timeouts": 1,
                         "side_pots": 1, "raise_caps": 0, "hands_voided": 0},
             "7stud": {"hands": 3, "actions": 98, "latency_ms": {"p50": 5.0, "p99": 5.0},
-                      "latency_uncorrected_ms": {"p50": 5.0, "p99": 5.0}, "timeouts": 1,
+                      "latency_uncorrected_ms": {"p50": 5.0, "p99": 5.0}, **NO_SEAT_LATENCIES, "timeouts": 1,
                       "side_pots": 3, "raise_caps": 0, "hands_voided": 1},
         },
         "thresholds": [
@@ -300,6 +304,30 @@ def test_a_stall_shows_corrected_with_the_uncorrected_p99_beside() -> None:
     assert summary["thresholds"][0]["value"] == summary["latency_ms"]["p99"] and not summary["thresholds_ok"]
     page = render_html(summary, stats)
     assert "p99 uncorrected" in page and "Thresholds check the corrected ones" in page
+
+
+def test_the_other_seats_latencies_in_the_summary_live_view_and_report() -> None:
+    stats = constructed_run()
+    for _ in range(98):
+        stats.prompted(0.002, 2.5, "7stud")
+        stats.delivered(0.001, 2.5, "7stud")
+    for _ in range(2):
+        stats.prompted(0.150, 3.5, "7stud")
+        stats.delivered(0.120, 3.5, "7stud")
+    summary = summary_of(stats, thresholds=["broadcast_p99_ms<150", "next_prompt_p99_ms<100"])
+    assert (summary["next_prompt_ms"]["p50"], summary["next_prompt_ms"]["max"]) == (2.0, 150.0)
+    assert (summary["broadcast_ms"]["p50"], summary["broadcast_ms"]["max"]) == (1.0, 120.0)
+    assert summary["by_game"]["7stud"]["broadcast_ms"] == {"p50": 1.0, "p99": 120.0}
+    assert summary["by_game"]["7a5draw"]["next_prompt_ms"] == {"p50": None, "p99": None}
+    assert [(t["metric"], t["value"], t["ok"]) for t in summary["thresholds"]] == [
+        ("broadcast_p99_ms", 120.0, True), ("next_prompt_p99_ms", 150.0, False),
+    ]
+    snap = snapshot(stats, 4.7, window_s=3)
+    assert (snap.next_prompt_p99_ms, snap.broadcast_p99_ms) == (150.0, 120.0)
+    assert render_block(snap)[2] == "  players    next prompt p99 150 ms   broadcast p99 120 ms"
+    assert "next_prompt_p99_ms=150.00 broadcast_p99_ms=120.00 " in render_line(snap)
+    page = render_html(summary, stats)
+    assert "p99 next prompt" in page and "p99 broadcast" in page and "what the other seats feel" in page
 
 
 def test_live_view_prints_a_line_every_n_seconds_when_not_a_tty() -> None:

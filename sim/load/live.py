@@ -9,7 +9,8 @@ every ``plain_every_s`` seconds of run time instead, so logs stay short and grep
 Rates and percentiles cover the last ``window_s`` whole seconds: the current second is still being
 filled (and fleets ship with a delay), so including it would show a false dip. The percentiles are
 corrected for coordinated omission (:class:`~tablestorm.sim.load.stats.Timings`); where the
-uncorrected p99 differs, it is shown beside.
+uncorrected p99 differs, it is shown beside. Once measured, a line gives the p99s the other seats
+feel: the next seat's prompt and the broadcast of an action.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class LiveSnapshot:
     """The last complete window looked saturated (see :mod:`tablestorm.sim.load.saturation`)."""
     p99_uncorrected_ms: float | None = None
     """The p99 without the correction for coordinated omission (None: the same as ``p99_ms``)."""
+    next_prompt_p99_ms: float | None = None
+    broadcast_p99_ms: float | None = None
 
     @property
     def errors_total(self) -> int:
@@ -85,7 +88,13 @@ def snapshot(
         timeouts=stats.timeouts,
         saturated=saturated,
         p99_uncorrected_ms=None if uncorrected is None or uncorrected == p99 else uncorrected * 1000.0,
+        next_prompt_p99_ms=_ms(recent.next_prompt.percentile(99)),
+        broadcast_p99_ms=_ms(recent.broadcast.percentile(99)),
     )
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1000.0
 
 
 def _clock(seconds: float) -> str:
@@ -127,6 +136,11 @@ def render_block(snap: LiveSnapshot) -> list[str]:
         + f"hands/s {_rate(snap.hands_per_s)}   actions/s {_rate(snap.actions_per_s)}   "
         f"p50 {_latency(snap.p50_ms)}   p99 {_latency(snap.p99_ms)}"
         + ("" if snap.p99_uncorrected_ms is None else f" (uncorrected {_latency(snap.p99_uncorrected_ms)})"),
+        *(
+            [f"  players    next prompt p99 {_latency(snap.next_prompt_p99_ms)}   "
+             f"broadcast p99 {_latency(snap.broadcast_p99_ms)}"]
+            if snap.next_prompt_p99_ms is not None or snap.broadcast_p99_ms is not None else []
+        ),
         f"  totals     hands {snap.hands:,}   actions {snap.actions:,}   timeouts {snap.timeouts:,}",
         f"  errors     {errors}",
     ]
@@ -147,6 +161,11 @@ def render_line(snap: LiveSnapshot) -> str:
         f"p50_ms={_plain(snap.p50_ms, 2)}",
         f"p99_ms={_plain(snap.p99_ms, 2)}",
         *([f"p99_uncorrected_ms={_plain(snap.p99_uncorrected_ms, 2)}"] if snap.p99_uncorrected_ms is not None else []),
+        *(
+            [f"next_prompt_p99_ms={_plain(snap.next_prompt_p99_ms, 2)}",
+             f"broadcast_p99_ms={_plain(snap.broadcast_p99_ms, 2)}"]
+            if snap.next_prompt_p99_ms is not None or snap.broadcast_p99_ms is not None else []
+        ),
         f"hands={snap.hands}",
         f"actions={snap.actions}",
         f"errors={snap.errors_total}",

@@ -281,6 +281,8 @@ def render_html(
         card("p50 round trip", latency.get("p50"), "ms", 2),
         card("p99 round trip", latency.get("p99"), "ms", 2),
         card("p99 uncorrected", summary.get("latency_uncorrected_ms", {}).get("p99"), "ms", 2),
+        card("p99 next prompt", summary.get("next_prompt_ms", {}).get("p99"), "ms", 2),
+        card("p99 broadcast", summary.get("broadcast_ms", {}).get("p99"), "ms", 2),
         card("p99 server time", summary.get("server_processing_ms", {}).get("p99"), "ms", 3),
         card("errors", summary.get("errors_total")),
         card("unexpected errors", summary.get("unexpected_errors_total")),
@@ -361,6 +363,11 @@ def render_html(
     latency_rows += [
         [f"server time {name}", fmt(processing.get(name), "ms")] for name in ("p50", "p99") if name in processing
     ]
+    seats_rows = [
+        [f"{name} {key}", fmt(summary.get(part, {}).get(key), "ms")]
+        for part, name in (("next_prompt_ms", "next prompt"), ("broadcast_ms", "broadcast"))
+        for key in ("p50", "p99", "max")
+    ]
     by_game = summary.get("by_game", {})
     game_rows = (
         [game(code), fmt(g["hands"]), fmt(g["actions"]), fmt(g["latency_ms"]["p50"], "ms"),
@@ -374,6 +381,7 @@ def render_html(
     tables = [
         table(["run", ""], overview_rows),
         table(["action round trip", ""], latency_rows),
+        table(["what the other seats feel", ""], seats_rows),
         table(["error kind", "count", "by the chaos"],
               ([escape(k), fmt(n), fmt(summary.get("chaos_errors", {}).get(k, 0))] for k, n in errors.items()))
         if errors else table(["error kind", "count"], [["none", "0"]]),
@@ -395,10 +403,13 @@ def render_html(
 action's result arriving, what a player waits (measured by the bots), every action sent timed, and
 corrected for coordinated omission: a bot blocked on an action fills in the samples it would have
 taken at its table's pace (its mean think time), as HdrHistogram does; <i>uncorrected</i> figures
-leave them out. Thresholds check the corrected ones. <b>Server time</b>: the table service's own processing
-of an action (validate, apply, fan out), from its Prometheus histogram: the part of the round trip
-spent in the server. Round-trip percentiles come from logarithmic histograms with {SUB_BUCKETS} buckets per power
-of two: each is within {RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
+leave them out. Thresholds check the corrected ones. <b>Next prompt</b>: from an action applied
+(its event's server time) to the next seat's turn arriving; <b>broadcast</b>: to each other seat
+receiving it; both one-way, across the server's and the bots' clocks, so their skew adds in.
+<b>Server time</b>: the table service's own processing of an action (validate, apply, fan out),
+from its Prometheus histogram: the part of the round trip spent in the server. Percentiles come
+from logarithmic histograms with {SUB_BUCKETS} buckets per power of two: each is within
+{RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
 {_bin_width(_chart_end(stats, duration, bots_online))} s. Per-second data: history.csv;
 machine-readable summary: summary.json."""
     return page(title, meta, verdict(thresholds, interrupted=bool(summary.get("interrupted"))), [

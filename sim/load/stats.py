@@ -18,7 +18,9 @@ count); ``unapplied``, the actions it did not (refused as too late, or lost with
 the moment their fate became known; and ``omitted``, the samples a bot blocked on an action did not
 get to take (coordinated omission), filled in as HdrHistogram's ``recordValueWithExpectedInterval``
 does. The first two are what was measured ("uncorrected"), all three the corrected latency; the
-why and the expected interval are in docs/scenarios.md (Latency under a stall).
+why and the expected interval are in docs/scenarios.md (Latency under a stall). Beside them, the
+two latencies the other seats feel, from the server's timestamp on an action's event:
+``next_prompt`` (to the next seat's YourTurn) and ``broadcast`` (to each other seat's receipt).
 """
 
 from __future__ import annotations
@@ -316,11 +318,16 @@ def _merged(*parts: LatencyHistogram) -> LatencyHistogram:
     return merged
 
 
-class Timings:
-    """An action's latency, kept by a second or a game in three histograms (see the module
-    docstring): ``latency`` (applied actions), ``unapplied`` and ``omitted``."""
+_EXTRA_TIMINGS: Final = ("unapplied", "omitted", "next_prompt", "broadcast")
+"""The histograms of :class:`Timings` besides ``latency``, shipped only when not empty."""
 
-    __slots__ = ("latency", "omitted", "unapplied")
+
+class Timings:
+    """The latencies a second or a game keeps (see the module docstring): an action's in three
+    histograms, ``latency`` (applied actions), ``unapplied`` and ``omitted``; and what the other
+    seats feel of it, ``next_prompt`` and ``broadcast``."""
+
+    __slots__ = ("broadcast", "latency", "next_prompt", "omitted", "unapplied")
 
     def __init__(self) -> None:
         self.latency = LatencyHistogram()
@@ -329,6 +336,10 @@ class Timings:
         """Every action sent and not applied (too late, or lost with its stream), to its fate."""
         self.omitted = LatencyHistogram()
         """The samples a bot blocked on an action missed (coordinated omission's correction)."""
+        self.next_prompt = LatencyHistogram()
+        """From an action applied (its event's server time) to the next seat's YourTurn arriving."""
+        self.broadcast = LatencyHistogram()
+        """From an action applied (its event's server time) to another seat receiving it, per seat."""
 
     def measured(self) -> LatencyHistogram:
         """Every action timed, applied or not: the uncorrected latency (a new histogram)."""
@@ -341,25 +352,26 @@ class Timings:
 
     def _merge_timings(self, other: Timings) -> None:
         self.latency.merge(other.latency)
-        self.unapplied.merge(other.unapplied)
-        self.omitted.merge(other.omitted)
+        for name in _EXTRA_TIMINGS:
+            getattr(self, name).merge(getattr(other, name))
 
     def _timings_dict(self) -> dict[str, Any]:
-        """``latency`` always, the other two when not empty (as older fleets ship them)."""
+        """``latency`` always, the others when not empty."""
         data: dict[str, Any] = {"latency": self.latency.to_dict()}
-        for name, hist in (("unapplied", self.unapplied), ("omitted", self.omitted)):
+        for name in _EXTRA_TIMINGS:
+            hist = getattr(self, name)
             if hist.count:
                 data[name] = hist.to_dict()
         return data
 
     def _timings_from(self, data: Mapping[str, Any]) -> None:
         self.latency = LatencyHistogram.from_dict(data["latency"])
-        for name in ("unapplied", "omitted"):
+        for name in _EXTRA_TIMINGS:
             if name in data:
                 setattr(self, name, LatencyHistogram.from_dict(data[name]))
 
     def _same_timings(self, other: Timings) -> bool:
-        return (self.latency, self.unapplied, self.omitted) == (other.latency, other.unapplied, other.omitted)
+        return all(getattr(self, name) == getattr(other, name) for name in ("latency", *_EXTRA_TIMINGS))
 
 
 class SecondStats(Timings):
@@ -605,6 +617,19 @@ class RunStats:
         if latency_s >= 2.0 * expected_interval_s > 0.0:
             _fill_in(latency_s, expected_interval_s, second, counts)
 
+    def prompted(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
+        """Count one next-prompt latency (see :attr:`Timings.next_prompt`); one measured across two
+        clocks may come out below 0 (skew), and is counted as 0."""
+        latency_s = max(latency_s, 0.0)
+        self._second(now).next_prompt.record(latency_s)
+        self.game(game).next_prompt.record(latency_s)
+
+    def delivered(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
+        """Count one broadcast latency (see :attr:`Timings.broadcast`); below 0 (skew) counts as 0."""
+        latency_s = max(latency_s, 0.0)
+        self._second(now).broadcast.record(latency_s)
+        self.game(game).broadcast.record(latency_s)
+
     def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0, game: str = UNKNOWN_GAME) -> None:
         """Count one finished hand with the side pots it formed and the rounds that hit the raise cap."""
         self._second(now).hands += 1
@@ -705,6 +730,13 @@ class RunStats:
             merged.merge(second.unapplied)
             if corrected:
                 merged.merge(second.omitted)
+        return merged
+
+    def over_run(self, name: str) -> LatencyHistogram:
+        """One of :class:`Timings`' histograms (``next_prompt``, say) over the run (a new histogram)."""
+        merged = LatencyHistogram()
+        for second in self.series.values():
+            merged.merge(getattr(second, name))
         return merged
 
     def window(self, start: int, stop: int) -> SecondStats:

@@ -12,6 +12,9 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   ``latency_uncorrected_ms`` the same without the correction, and ``latency_correction`` the
   samples it filled in (``omitted``) and the actions timed that were not applied (``unapplied``)
   (:class:`~tablestorm.sim.load.stats.Timings`; docs/scenarios.md, Latency under a stall);
+  ``next_prompt_ms`` and ``broadcast_ms`` (the same percentiles): what the other seats feel of an
+  action, from its event's server time to the next seat's YourTurn arriving, and to each other
+  seat receiving it (one-way across two clocks: docs/scenarios.md, Player latencies);
 - ``server_processing_ms``: the **server's processing time** of an action (validate, apply, fan
   out), the part of the round trip spent inside the table service, from the hosts' Prometheus
   histogram ``tablestorm_action_processing_seconds`` (``p50``, ``p99``, ``count``; bucket
@@ -21,10 +24,10 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   (:mod:`tablestorm.sim.bots.client.attribution`); ``protocol_violations``; ``timeouts``,
   ``timeouts_by_outcome`` (CLOCK-2), ``side_pots`` (BET-7), ``raise_caps`` (BET-2),
   ``hands_voided``; ``chips_start``, ``chips_end``, ``chips_conserved``; ``actions_by_kind``,
-  ``actions_by_bot``; ``by_game``: each game's ``hands``, ``actions``, ``latency_ms`` and
-  ``latency_uncorrected_ms`` (``p50``, ``p99``), ``timeouts``, ``side_pots``, ``raise_caps``,
-  ``hands_voided``, counted by the same bots at the same moments as the totals, so each sums over the
-  games to its total (:class:`GameStats`);
+  ``actions_by_bot``; ``by_game``: each game's ``hands``, ``actions``, ``latency_ms``,
+  ``latency_uncorrected_ms``, ``next_prompt_ms`` and ``broadcast_ms`` (``p50``, ``p99``),
+  ``timeouts``, ``side_pots``, ``raise_caps``, ``hands_voided``, counted by the same bots at the
+  same moments as the totals, so each sums over the games to its total (:class:`GameStats`);
 - the run's facts (:class:`LoadRunFacts`): ``run`` (tablestorm version, command line, start time,
   machine: :func:`tablestorm.sim.reporting.meta.run_metadata`), ``scenario`` and ``scenario_resolved`` (every
   setting as it ran), ``stages_run``, ``warnings``, ``interrupted`` (the signal that stopped the
@@ -76,6 +79,8 @@ def game_summary(game: GameStats) -> dict[str, Any]:
         "actions": game.actions,
         "latency_ms": _p50_p99_ms(game.corrected()),
         "latency_uncorrected_ms": _p50_p99_ms(game.measured()),
+        "next_prompt_ms": _p50_p99_ms(game.next_prompt),
+        "broadcast_ms": _p50_p99_ms(game.broadcast),
         "timeouts": game.timeouts,
         "side_pots": game.side_pots,
         "raise_caps": game.raise_caps,
@@ -124,6 +129,8 @@ def build_summary(
             "omitted": sum(second.omitted.count for second in stats.series.values()),
             "unapplied": sum(second.unapplied.count for second in stats.series.values()),
         },
+        "next_prompt_ms": latency_ms(stats.over_run("next_prompt")),
+        "broadcast_ms": latency_ms(stats.over_run("broadcast")),
         "errors": errors,
         "errors_total": sum(errors.values()),
         "chaos_errors": chaos,

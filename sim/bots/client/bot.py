@@ -513,6 +513,8 @@ class Bot:
             self._on_welcome(referee.welcomed)
         if referee.settled:
             self._settle()
+        if referee.broadcasts:
+            self._time_broadcasts()
         if referee.clock_outcomes:
             for outcome in referee.clock_outcomes:
                 self._stats.timeout(outcome, tracker.game)
@@ -556,6 +558,16 @@ class Bot:
                 self._error(str(code) if status is None else status)
         self._referee.settled.clear()
 
+    def _time_broadcasts(self) -> None:
+        """Time the other seats' actions just received against their events' server times (0 from
+        a server that does not stamp them: not timed); docs/scenarios.md, Player latencies."""
+        stats, now, game = self._stats, self._now(), self._tracker.game
+        clock_us = time.time() * 1e6
+        for server_us in self._referee.broadcasts:
+            if server_us:
+                stats.delivered((clock_us - server_us) / 1e6, now, game)
+        self._referee.broadcasts.clear()
+
     def _count_hands(self) -> None:
         stats, tally, game = self._stats, self._tally, self._tracker.game
         for voided, counted, side_pots, raise_caps in self._tracker.finished:
@@ -579,8 +591,10 @@ class Bot:
     # ----------------------------------------------------------------- turns
 
     def _on_turn(self) -> None:
-        turn = self._referee.turn
+        turn, acted_us = self._referee.turn, self._referee.prompted_after
         assert turn is not None
+        if acted_us:
+            self._stats.prompted(time.time() - acted_us / 1e6, self._now(), self._tracker.game)
         self._cancel_think()
         if self._turn_hook is not None:
             self._turn_hook()

@@ -106,6 +106,7 @@ class Referee:
     """The checks of one seat's stream (see the module docstring)."""
 
     __slots__ = (
+        "_acted_at",
         "_away",
         "_clock_acted",
         "_ended_hand",
@@ -123,9 +124,11 @@ class Referee:
         "_takeover",
         "_total",
         "_welcome_seq",
+        "broadcasts",
         "clock_outcomes",
         "hand_over",
         "last_seq",
+        "prompted_after",
         "resuming",
         "seat",
         "settled",
@@ -179,6 +182,12 @@ class Referee:
         """Actions answered since the bot last took them."""
         self.clock_outcomes: list[str] = []
         """CLOCK-2 outcomes for this seat since the bot last took them."""
+        self._acted_at = 0
+        """Server time (Unix µs) of the last action applied in the running hand, 0: none live."""
+        self.broadcasts: list[int] = []
+        """Server times (Unix µs) of other seats' actions received live since the bot last took them."""
+        self.prompted_after = 0
+        """Server time of the action the turn the last message opened followed (0: none live)."""
 
     @property
     def in_flight(self) -> bool:
@@ -231,6 +240,7 @@ class Referee:
         found = self._found
         self.turn_opened = self.hand_over = False
         self.welcomed = None
+        self.prompted_after = 0
         if message.HasField("welcome"):
             welcome = self.welcomed = message.welcome
             self._welcome(welcome)
@@ -335,8 +345,13 @@ class Referee:
                 found.append(f"seat {dealt.seat}'s down cards visible in hand {event.hand_number}")
         elif kind == "acted":
             acted = event.acted
-            if acted.seat == self.seat and self._hand:
-                self._own_acted(acted, seq)
+            if acted.seat == self.seat:
+                if self._hand:
+                    self._own_acted(acted, seq)
+            elif seq > self._welcome_seq:
+                self.broadcasts.append(event.server_time_us)
+            if seq > self._welcome_seq:
+                self._acted_at = event.server_time_us
         elif kind == "hand_started":
             self._started(event)
         elif kind == "hand_ended":
@@ -350,6 +365,10 @@ class Referee:
                 self._timed_out(timed_out.outcome)
         elif kind == "drew":
             self._drew(event.drew, event.hand_number, seq)
+            if seq > self._welcome_seq:
+                self._acted_at = event.server_time_us
+                if event.drew.seat != self.seat:
+                    self.broadcasts.append(event.server_time_us)
         elif kind == "hand_voided":
             self._hand_done(event.hand_number)
         elif kind == "seat_changed":
@@ -365,6 +384,7 @@ class Referee:
         if self._last_hand and number != self._last_hand + 1:
             self._found.append(f"hand {number} started after hand {self._last_hand}")
         self._last_hand = self._hand = number
+        self._acted_at = 0
         self._total = sum(started.stacks)
         self._in_hand = self.seat in started.seats
 
@@ -454,5 +474,6 @@ class Referee:
         # A new turn: whatever was in flight before it was applied (and seen) or never will be.
         self._settle_orphan(LOST)
         self._inflight = None
+        self.prompted_after, self._acted_at = self._acted_at, 0
         self.turn = Turn(turn.seq, number, legal)
         self.turn_opened = True
