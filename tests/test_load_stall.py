@@ -69,6 +69,7 @@ def test_a_frozen_server_shows_in_the_corrected_p99(ray_local: connection.Cluste
         "actions_per_s": summary["actions_per_s"], "p99_ms": corrected["p99"], "p999_ms": corrected["p999"],
         "p99_uncorrected_ms": uncorrected["p99"], "max_ms": corrected["max"],
         "correction": summary["latency_correction"],
+        "next_prompt_p99_ms": summary["next_prompt_ms"]["p99"], "broadcast_p99_ms": summary["broadcast_ms"]["p99"],
     }
     history = list(csv.DictReader((tmp_path / "history.csv").open()))
     figures["actions_per_s_by_second"] = [int(row["actions"]) for row in history]
