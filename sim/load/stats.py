@@ -618,17 +618,19 @@ class RunStats:
             _fill_in(latency_s, expected_interval_s, second, counts)
 
     def prompted(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
-        """Count one next-prompt latency (see :attr:`Timings.next_prompt`); one measured across two
-        clocks may come out below 0 (skew), and is counted as 0."""
-        latency_s = max(latency_s, 0.0)
-        self._second(now).next_prompt.record(latency_s)
-        self.game(game).next_prompt.record(latency_s)
+        """Count one next-prompt latency (see :attr:`Timings.next_prompt` and :meth:`_one_way`)."""
+        self._one_way("next_prompt", latency_s, now, game)
 
     def delivered(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
-        """Count one broadcast latency (see :attr:`Timings.broadcast`); below 0 (skew) counts as 0."""
+        """Count one broadcast latency (see :attr:`Timings.broadcast` and :meth:`_one_way`)."""
+        self._one_way("broadcast", latency_s, now, game)
+
+    def _one_way(self, name: str, latency_s: float, now: float, game: str) -> None:
+        """Count a latency measured across two clocks into histogram ``name`` of its second and game:
+        one that comes out below 0 (the clocks' skew) is counted as 0."""
         latency_s = max(latency_s, 0.0)
-        self._second(now).broadcast.record(latency_s)
-        self.game(game).broadcast.record(latency_s)
+        getattr(self._second(now), name).record(latency_s)
+        getattr(self.game(game), name).record(latency_s)
 
     def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0, game: str = UNKNOWN_GAME) -> None:
         """Count one finished hand with the side pots it formed and the rounds that hit the raise cap."""
