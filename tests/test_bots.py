@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import random
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -346,12 +348,52 @@ async def test_the_bot_flags_what_a_server_must_never_send() -> None:
         folded = pb.Acted(seat=1, kind=pb.ACTION_KIND_FOLD)
         assert send(results=[late], events=[event(10, timed_out=timed_out), event(11, acted=folded)]) == 0
         assert tally.late_actions == 1 and stats.timeouts_by_outcome["fold"] == 1
+        unapplied = sum(second.unapplied.count for second in stats.series.values())
+        assert stats.actions == 1 and unapplied == 1, "the late action is timed to its refusal, not counted"
 
         ended = pb.HandEnded(seats=[1, 2], stacks=[100, 90])
         assert send(events=[event(12, hand_ended=ended)]) == 1, "chips lost in the hand (BET-7)"
         assert stats.hands == 1, "seat 1 is the lowest seat: it counts the hand"
         assert send(your_turn=pb.YourTurn(hand_number=1, seq=12, legal=turn.legal)) == 1, "turn after the end"
         assert len(tally.violations) == violations() == 10
+    finally:
+        await pool.close()
+
+
+@run_async(10)
+async def test_an_action_is_timed_from_its_intended_send_time() -> None:
+    """A fleet's loop busy when the bot's 50 ms think ends (blocked 300 ms, as a long GC pause would)
+    delays the write; the action's latency counts from when it was meant to go, not from the write,
+    and the table's pace (one action per mean think) fills in the samples the delay kept back."""
+    stats, tally, pool = RunStats(), Tally(), ChannelPool()
+    written = asyncio.Event()
+
+    class SignallingCall(FakeCall):
+        async def write(self, message: pb.ClientMessage) -> None:
+            await super().write(message)
+            written.set()
+
+    try:
+        think = Distribution("fixed", 0.05)
+        bot = Bot(Assignment("127.0.0.1:1", "t", 1, "p1", "calling_station", think=think, seat_token="token"),
+                  pool=pool, stats=stats, tally=tally, start=0.0)
+        call = SignallingCall()
+        bot._call = call  # type: ignore[assignment]  # the stream a real session would open
+        stud = pb.TableOptions(game="7stud", structure=pb.STRUCTURE_FIXED_LIMIT)
+        bot.handle(pb.ServerMessage(welcome=pb.Welcome(seat=1, table=pb.TableState(options=stud))))
+        started = pb.HandStarted(seats=[1, 2], stacks=[100, 100], deck_size=52)
+        bot.handle(pb.ServerMessage(events=[event(1, hand_started=started),
+                                            event(2, cards_dealt=pb.CardsDealt(seat=1, street=0, down=[0, 1]))]))
+        legal = [pb.LegalAction(kind=pb.ACTION_KIND_CALL, min=20, max=20)]
+        bot.handle(pb.ServerMessage(your_turn=pb.YourTurn(hand_number=1, seq=2, legal=legal)))
+        time.sleep(0.3)  # the fleet's loop is busy elsewhere: no callback runs meanwhile
+        await asyncio.wait_for(written.wait(), 5)
+        (sent,) = call.written
+        bot.handle(pb.ServerMessage(results=[pb.ActResult(action_id=sent.act.action_id)],
+                                    events=[event(3, acted=pb.Acted(seat=1, kind=pb.ACTION_KIND_CALL, to=20))]))
+        latency = stats.latency(corrected=False)
+        assert stats.actions == 1 and latency.min is not None and 0.25 - 0.01 <= latency.min < 1.0
+        assert stats.latency().count - 1 == math.floor(round(latency.min / 0.05, 9)) - 1 >= 3
     finally:
         await pool.close()
 

@@ -205,6 +205,7 @@ def _report(name: str, summary: dict[str, Any]) -> None:
     )
     numbers = {k: summary.get(k) for k in keys}
     numbers["p99_ms"] = summary["latency_ms"]["p99"]
+    numbers.update({f"{key}_p99": summary[key]["p99"] for key in ("next_prompt_ms", "broadcast_ms")})
     print(f"\n{name}: {json.dumps(numbers)}")
 
 
@@ -246,6 +247,11 @@ def test_every_game_and_bot_kind_under_load(ray_local: connection.ClusterInfo, t
     by_game = summary["by_game"]
     assert set(by_game) == GAMES
     assert all(game["hands"] > 0 and game["actions"] > 0 for game in by_game.values()), by_game
+    # The three latencies a player feels, per game: their own action's, the next seat's prompt and
+    # the broadcast of an action to the other seats (one clock here: no skew).
+    for key in ("latency_ms", "next_prompt_ms", "broadcast_ms"):
+        assert all(0 < game[key]["p50"] <= game[key]["p99"] for game in by_game.values()), (key, by_game)
+        assert 0 < summary[key]["min"] <= summary[key]["p50"] <= summary[key]["p99"] <= summary[key]["max"], key
     for key in ("hands", "actions", "timeouts", "side_pots", "raise_caps", "hands_voided"):
         assert sum(game[key] for game in by_game.values()) == summary[key], key
     assert summary["hands"] > 0 and summary["actions"] > 0

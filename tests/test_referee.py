@@ -15,7 +15,7 @@ import pytest
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.sim.bots import Action
-from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, Referee
+from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, LOST, Referee
 
 SEAT = 1
 STUD = pb.TableOptions(game="7stud", structure=pb.STRUCTURE_FIXED_LIMIT)
@@ -375,6 +375,65 @@ def test_a_resumed_stream_replaying_what_the_seat_missed_gives_no_violation() ->
     assert referee.hello() == 3 and referee.resuming
     replay = [welcome(last_seq=5), events(acted(4, SEAT, pb.ACTION_KIND_CALL, 20, 20), ended(5, (80, 120)))]
     assert feed(referee, replay) == []
+    assert [(s.action.kind, s.sent, s.code) for s in referee.settled] == [("call", 0.0, ACCEPTED)], (
+        "the call caught in flight by the drop is settled when the replay shows it applied"
+    )
+
+
+def test_other_seats_actions_and_the_prompt_after_an_action_carry_its_server_time() -> None:
+    """Another seat's action received live is a broadcast to time; a turn that follows an action in
+    the same hand (the bot's own or another's) is a prompt to time from that action's server time.
+    Replayed events and a hand's first turn are not timed."""
+    referee = Referee(SEAT)
+    dealt_in(referee)
+    assert referee.check(events(event(4, acted=pb.Acted(seat=2, kind=pb.ACTION_KIND_CALL, to=20, added=20),
+                                      server_time_us=1_000))) == ()
+    assert referee.broadcasts == [1_000] and referee.prompted_after == 0
+    referee.broadcasts.clear()
+    assert referee.check(turn(4)) == ()
+    assert referee.prompted_after == 1_000
+    referee.sent("a1", Action("call"), 0.0, (0, 1))
+    own = event(5, acted=pb.Acted(seat=SEAT, kind=pb.ACTION_KIND_CALL, to=20, added=0), server_time_us=2_000)
+    assert feed(referee, [result("a1"), events(own)]) == [] and referee.broadcasts == []
+    assert referee.check(turn(5)) == () and referee.prompted_after == 2_000, "prompted after its own action"
+    assert referee.check(turn(5)) == () and referee.prompted_after == 0, "no action since the last prompt"
+    assert feed(referee, [events(ended(6, (100, 100)), started(7, hand=2, stacks=(100, 100))), turn(7, hand=2)]) == []
+    assert referee.prompted_after == 0, "a hand's first turn follows no action of it"
+
+    replayed = Referee(SEAT)
+    assert feed(replayed, [welcome(last_seq=4, hand_number=1, hand_running=True),
+                           events(started(1), dealt(2, SEAT, [0, 1], [2]), dealt(3, 2, [-1, -1], [9]),
+                                  event(4, acted=pb.Acted(seat=2, kind=pb.ACTION_KIND_CALL, to=20, added=20),
+                                        server_time_us=1_000)),
+                           turn(4)]) == []
+    assert replayed.broadcasts == [] and replayed.prompted_after == 0
+
+
+@pytest.mark.parametrize(
+    "resumed",
+    [
+        [welcome(last_seq=3), turn(3)],
+        [welcome(last_seq=4), events(event(4, timed_out=pb.TimedOut(seat=SEAT, outcome=pb.TIMEOUT_OUTCOME_FOLD)))],
+        [welcome(last_seq=4), events(event(4, hand_voided=pb.HandVoided()))],
+        [welcome(last_seq=9, gap=True, hand_number=2)],
+    ],
+    ids=["offered-again", "clock", "voided", "gap"],
+)
+def test_an_action_lost_with_its_stream_is_settled_lost_once_the_resume_shows_it(
+    resumed: list[pb.ServerMessage],
+) -> None:
+    """The stream drops after the bot sent its call, and the resumed stream shows the call never
+    applied: the turn offered again, the clock acting, the hand voided, or the events gone (a gap).
+    The call is settled LOST then, with the time it was sent: it is timed to that moment."""
+    referee = Referee(SEAT)
+    dealt_in(referee)
+    assert referee.check(turn(3)) == ()
+    referee.sent("a1", Action("call"), 7.5, (0, 1))
+    referee.stream_closed()
+    referee.hello()
+    assert referee.settled == []
+    assert feed(referee, resumed) == []
+    assert [(s.action.kind, s.sent, s.code) for s in referee.settled] == [("call", 7.5, LOST)]
 
 
 def test_a_takeover_inherits_the_previous_players_actions() -> None:

@@ -17,6 +17,8 @@ from tablestorm.sim.load.report import history_rows, render_html, write_report
 from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
 from tablestorm.sim.reporting.style import GAME_COLOURS, GREEN, ORANGE
 
+NO_SEAT_LATENCIES = {"next_prompt_ms": {"p50": None, "p99": None}, "broadcast_ms": {"p50": None, "p99": None}}
+
 
 def test_summary_exact_numbers() -> None:
     summary = summary_of(constructed_run())
@@ -31,6 +33,11 @@ def test_summary_exact_numbers() -> None:
         "actions_per_s": 25.0,
         "latency_ms": {"p50": 5.0, "p90": 5.0, "p95": 5.0, "p99": 200.0, "p999": 200.0, "min": 5.0,
                        "max": 200.0, "mean": 8.9},
+        "latency_uncorrected_ms": {"p50": 5.0, "p90": 5.0, "p95": 5.0, "p99": 200.0, "p999": 200.0, "min": 5.0,
+                                   "max": 200.0, "mean": 8.9},
+        "latency_correction": {"omitted": 0, "unapplied": 0},
+        "next_prompt_ms": dict.fromkeys(("p50", "p90", "p95", "p99", "p999", "min", "max", "mean")),
+        "broadcast_ms": dict.fromkeys(("p50", "p90", "p95", "p99", "p999", "min", "max", "mean")),
         "errors": {"UNAVAILABLE": 2, "DEADLINE_EXCEEDED": 1, PROTOCOL_VIOLATION: 1},
         "errors_total": 4,
         "chaos_errors": {"UNAVAILABLE": 1},
@@ -49,9 +56,11 @@ def test_summary_exact_numbers() -> None:
         "actions_by_kind": {"call": 98, "fold": 1, "raise": 1},
         "actions_by_bot": {"maniac": 2, "tight": 98},
         "by_game": {
-            "7a5draw": {"hands": 1, "actions": 2, "latency_ms": {"p50": 200.0, "p99": 200.0}, "timeouts": 1,
+            "7a5draw": {"hands": 1, "actions": 2, "latency_ms": {"p50": 200.0, "p99": 200.0},
+                        "latency_uncorrected_ms": {"p50": 200.0, "p99": 200.0}, **NO_SEAT_LATENCIES, "timeouts": 1,
                         "side_pots": 1, "raise_caps": 0, "hands_voided": 0},
-            "7stud": {"hands": 3, "actions": 98, "latency_ms": {"p50": 5.0, "p99": 5.0}, "timeouts": 1,
+            "7stud": {"hands": 3, "actions": 98, "latency_ms": {"p50": 5.0, "p99": 5.0},
+                      "latency_uncorrected_ms": {"p50": 5.0, "p99": 5.0}, **NO_SEAT_LATENCIES, "timeouts": 1,
                       "side_pots": 3, "raise_caps": 0, "hands_voided": 1},
         },
         "thresholds": [
@@ -88,13 +97,14 @@ def test_bad_threshold_is_reported_before_anything_is_written() -> None:
 
 def test_history_rows() -> None:
     rows = history_rows(constructed_run(), bots_online={0: 10, 1: 12, 4: 0})
-    columns = ("second", "bots_online", "hands", "actions", "errors", "unexpected_errors", "p50_ms", "p99_ms")
+    columns = ("second", "bots_online", "hands", "actions", "errors", "unexpected_errors", "p50_ms", "p99_ms",
+               "p99_uncorrected_ms")
     assert [tuple(row.values()) for row in rows] == [
-        (0, 10, 1, 49, 0, 0, 5.0, 5.0),
-        (1, 12, 2, 49, 1, 1, 5.0, 5.0),
-        (2, None, 0, 0, 0, 0, None, None),
-        (3, None, 1, 2, 3, 2, 200.0, 200.0),
-        (4, 0, 0, 0, 0, 0, None, None),
+        (0, 10, 1, 49, 0, 0, 5.0, 5.0, 5.0),
+        (1, 12, 2, 49, 1, 1, 5.0, 5.0, 5.0),
+        (2, None, 0, 0, 0, 0, None, None, None),
+        (3, None, 1, 2, 3, 2, 200.0, 200.0, 200.0),
+        (4, 0, 0, 0, 0, 0, None, None, None),
     ]
     assert all(tuple(row) == columns for row in rows)
     assert "bots_online" not in history_rows(constructed_run())[0]
@@ -108,11 +118,11 @@ def test_write_report_writes_three_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in paths.values()) == ["history.csv", "report.html", "summary.json"]
     assert json.loads(paths["summary"].read_text()) == summary
     assert paths["history"].read_text() == (
-        "second,bots_online,hands,actions,errors,unexpected_errors,p50_ms,p99_ms\n"
-        "0,10,1,49,0,0,5.0,5.0\n"
-        "1,12,2,49,1,1,5.0,5.0\n"
-        "2,,0,0,0,0,,\n"
-        "3,12,1,2,3,2,200.0,200.0\n"
+        "second,bots_online,hands,actions,errors,unexpected_errors,p50_ms,p99_ms,p99_uncorrected_ms\n"
+        "0,10,1,49,0,0,5.0,5.0,5.0\n"
+        "1,12,2,49,1,1,5.0,5.0,5.0\n"
+        "2,,0,0,0,0,,,\n"
+        "3,12,1,2,3,2,200.0,200.0,200.0\n"
     )
     write_report(tmp_path / "plain", summary, stats)
     plain = (tmp_path / "plain" / "history.csv").read_text()
@@ -272,6 +282,52 @@ def test_render_block_and_line() -> None:
     assert render_line(early) == (
         "[00:00] hands/s=- actions/s=- p50_ms=- p99_ms=- hands=0 actions=0 errors=0 timeouts=0"
     )
+
+
+def test_a_stall_shows_corrected_with_the_uncorrected_p99_beside() -> None:
+    """Second 2: 99 actions at 5 ms and one held 2 s at a table that acts every 100 ms (19 samples
+    filled in): corrected, the p99 is the 118th of 119 samples, the 19th fill-in, 1.9 s; as
+    measured it is 5 ms. The live view, history.csv and the report show both; thresholds the first."""
+    stats = RunStats()
+    for _ in range(99):
+        stats.action(0.005, "call", "tight", 2.0, expected_interval_s=0.1)
+    stats.action(2.0, "call", "tight", 2.5, expected_interval_s=0.1)
+    snap = snapshot(stats, 3.5, window_s=3)
+    assert snap.p99_ms == pytest.approx(1900, rel=1 / 64) and snap.p99_uncorrected_ms == 5.0
+    assert render_block(snap)[1].endswith(f"p99 {snap.p99_ms:,.0f} ms (uncorrected 5.00 ms)")
+    assert f"p99_ms={snap.p99_ms:.2f} p99_uncorrected_ms=5.00 " in render_line(snap)
+    (row,) = [row for row in history_rows(stats) if row["actions"]]
+    assert (row["p99_ms"], row["p99_uncorrected_ms"]) == (round(snap.p99_ms, 3), 5.0)
+    summary = summary_of(stats, thresholds=["p99_ms<100"])
+    assert summary["latency_uncorrected_ms"]["p99"] == 5.0 and summary["latency_ms"]["max"] == 2000.0
+    assert summary["latency_correction"] == {"omitted": 19, "unapplied": 0}
+    assert summary["thresholds"][0]["value"] == summary["latency_ms"]["p99"] and not summary["thresholds_ok"]
+    page = render_html(summary, stats)
+    assert "p99 uncorrected" in page and "Thresholds check the corrected ones" in page
+
+
+def test_the_other_seats_latencies_in_the_summary_live_view_and_report() -> None:
+    stats = constructed_run()
+    for _ in range(98):
+        stats.prompted(0.002, 2.5, "7stud")
+        stats.delivered(0.001, 2.5, "7stud")
+    for _ in range(2):
+        stats.prompted(0.150, 3.5, "7stud")
+        stats.delivered(0.120, 3.5, "7stud")
+    summary = summary_of(stats, thresholds=["broadcast_p99_ms<150", "next_prompt_p99_ms<100"])
+    assert (summary["next_prompt_ms"]["p50"], summary["next_prompt_ms"]["max"]) == (2.0, 150.0)
+    assert (summary["broadcast_ms"]["p50"], summary["broadcast_ms"]["max"]) == (1.0, 120.0)
+    assert summary["by_game"]["7stud"]["broadcast_ms"] == {"p50": 1.0, "p99": 120.0}
+    assert summary["by_game"]["7a5draw"]["next_prompt_ms"] == {"p50": None, "p99": None}
+    assert [(t["metric"], t["value"], t["ok"]) for t in summary["thresholds"]] == [
+        ("broadcast_p99_ms", 120.0, True), ("next_prompt_p99_ms", 150.0, False),
+    ]
+    snap = snapshot(stats, 4.7, window_s=3)
+    assert (snap.next_prompt_p99_ms, snap.broadcast_p99_ms) == (150.0, 120.0)
+    assert render_block(snap)[2] == "  players    next prompt p99 150 ms   broadcast p99 120 ms"
+    assert "next_prompt_p99_ms=150.00 broadcast_p99_ms=120.00 " in render_line(snap)
+    page = render_html(summary, stats)
+    assert "p99 next prompt" in page and "p99 broadcast" in page and "what the other seats feel" in page
 
 
 def test_live_view_prints_a_line_every_n_seconds_when_not_a_tty() -> None:

@@ -122,8 +122,12 @@ def test_fleet_exports_its_runtime_and_round_trips() -> None:
         metrics.runtime.start(asyncio.get_running_loop())
         try:
             delta = RunStats()
-            delta.action(0.004, "call", "random", now=0.5)
-            delta.action(0.3, "fold", "random", now=0.5)
+            delta.action(0.004, "call", "random", now=0.5, game="7stud")
+            delta.action(0.3, "fold", "random", now=0.5, game="7stud")
+            delta.action(1.0, "call", "random", now=0.5, game="5stud", expected_interval_s=0.4)  # + 0.6 filled in
+            delta.prompted(0.002, now=0.5, game="7stud")
+            delta.delivered(0.0008, now=0.5, game="7stud")
+            delta.delivered(0.02, now=0.5, game="5stud")
             delta.hand(now=0.6)
             delta.error("UNAVAILABLE", now=0.7)
             metrics.update(delta, online=7)
@@ -133,13 +137,24 @@ def test_fleet_exports_its_runtime_and_round_trips() -> None:
 
     text = asyncio.run(run())
     assert value(text, "tablestorm_bots_online") == 7
-    assert value(text, "tablestorm_bot_actions_total") == 2
+    assert value(text, "tablestorm_bot_actions_total") == 3
     assert value(text, "tablestorm_bot_hands_total") == 1
     assert value(text, "tablestorm_bot_errors_total", kind="UNAVAILABLE") == 1
     round_trip = "tablestorm_bot_action_round_trip_seconds"
-    assert value(text, f"{round_trip}_count") == 2
-    assert value(text, f"{round_trip}_bucket", le="0.005") == 1 and value(text, f"{round_trip}_bucket", le="0.25") == 1
-    assert value(text, f"{round_trip}_bucket", le="0.5") == 2
+    assert value(text, f"{round_trip}_count", game="7stud") == 2
+    assert value(text, f"{round_trip}_bucket", game="7stud", le="0.005") == 1
+    assert value(text, f"{round_trip}_bucket", game="7stud", le="0.25") == 1
+    assert value(text, f"{round_trip}_bucket", game="7stud", le="0.5") == 2
+    assert value(text, f"{round_trip}_count", game="5stud") == 2, "corrected: the stall's omitted sample counts"
+    assert value(text, f"{round_trip}_bucket", game="5stud", le="0.5") == 0
+    assert value(text, f"{round_trip}_bucket", game="5stud", le="1.0") == 1  # 0.6 (1.0's bucket is reported above)
+    assert value(text, f"{round_trip}_bucket", game="5stud", le="2.5") == 2
+    prompt, broadcast = "tablestorm_bot_next_prompt_seconds", "tablestorm_bot_broadcast_seconds"
+    assert value(text, f"{prompt}_count", game="7stud") == 1 and value(text, f"{prompt}_count", game="5stud") == 0
+    assert value(text, f"{prompt}_bucket", game="7stud", le="0.0025") == 1
+    assert value(text, f"{broadcast}_bucket", game="7stud", le="0.001") == 1
+    assert value(text, f"{broadcast}_bucket", game="5stud", le="0.01") == 0
+    assert value(text, f"{broadcast}_bucket", game="5stud", le="0.025") == 1
     assert value(text, "process_cpu_seconds_total") > 0
     assert 'tablestorm_gc_pause_seconds_count{generation="0"}' in text
     assert "tablestorm_event_loop_lag_seconds_count" in text

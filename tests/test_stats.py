@@ -311,6 +311,8 @@ games = st.sampled_from(["7stud", "7a5draw"])
 events = st.lists(
     st.one_of(
         st.tuples(st.just("action"), latencies, st.floats(min_value=-1, max_value=30), games),
+        st.tuples(st.just("stalled"), st.floats(0.0, 2.0), st.floats(min_value=0, max_value=30), games),
+        st.tuples(st.just("unapplied"), st.floats(0.0, 2.0), st.floats(min_value=0, max_value=30), games),
         st.tuples(st.just("hand"), st.integers(0, 3), st.floats(min_value=0, max_value=30), games),
         st.tuples(st.just("voided"), st.just(0), st.just(0.0), games),
         st.tuples(st.just("error"), st.sampled_from(["UNAVAILABLE", PROTOCOL_VIOLATION]), st.floats(0, 30), games),
@@ -332,6 +334,12 @@ def test_shipped_takes_merge_to_the_whole_run(script: list[tuple[str, object, fl
             if what == "action":
                 assert isinstance(arg, float)
                 stats.action(arg, "call", "tight", now, game)
+            elif what == "stalled":
+                assert isinstance(arg, float)
+                stats.action(arg, "call", "tight", now, game, expected_interval_s=0.1)
+            elif what == "unapplied":
+                assert isinstance(arg, float)
+                stats.unapplied(arg, now, game, expected_interval_s=0.1)
             elif what == "hand":
                 assert isinstance(arg, int)
                 stats.hand(now, side_pots=arg, game=game)
@@ -350,7 +358,103 @@ def test_shipped_takes_merge_to_the_whole_run(script: list[tuple[str, object, fl
     merged = GameStats()
     for part in parts:
         merged.merge(part)
-    assert merged.latency == driver.latency()
+    assert merged.corrected() == driver.latency() and merged.measured() == driver.latency(corrected=False)
     assert (merged.side_pots, merged.hands_voided, merged.timeouts_by_outcome) == (
         driver.side_pots, driver.hands_voided, driver.timeouts_by_outcome
     )
+
+
+# --- coordinated omission -------------------------------------------------------------------
+
+
+def test_record_omitted_fills_in_one_sample_per_expected_interval() -> None:
+    """HdrHistogram's recordValueWithExpectedInterval, less the value itself: value - k * interval
+    while at least the interval."""
+    hist = LatencyHistogram()
+    hist.record_omitted(1.0, 0.25)
+    assert hist == histogram([0.75, 0.5, 0.25])
+    for value, interval in ((0.49, 0.25), (5.0, 0.0), (5.0, -1.0), (0.0, 0.1)):
+        nothing = LatencyHistogram()
+        nothing.record_omitted(value, interval)
+        assert nothing.count == 0, (value, interval)
+
+
+def test_a_stall_shows_in_the_corrected_percentiles_only() -> None:
+    """1,000 actions at 5 ms and one held 5 s at a table that acts every 100 ms: measured, the p99 is
+    5 ms; corrected, the 49 actions the table would have played meanwhile (4.9 s, 4.8 s ... 0.1 s)
+    are filled in and the p99 is the 1,040th of 1,050 samples, the 40th fill-in: 4.0 s."""
+    stats = RunStats()
+    for _ in range(1000):
+        stats.action(0.005, "call", "tight", 1.0, "7stud", expected_interval_s=0.1)
+    stats.action(5.0, "call", "tight", 6.0, "7stud", expected_interval_s=0.1)
+    assert stats.actions == 1001 and stats.series[6].omitted.count == stats.games["7stud"].omitted.count == 49
+    measured, corrected = stats.latency(corrected=False), stats.latency()
+    assert (measured.count, corrected.count) == (1001, 1050)
+    assert measured.percentile(99) == pytest.approx(0.005, rel=RELATIVE_ERROR)
+    assert corrected.percentile(99) == pytest.approx(4.0, rel=RELATIVE_ERROR)
+    assert corrected.max == measured.max == 5.0
+    assert stats.series[6].corrected().percentile(50) == pytest.approx(2.5, rel=RELATIVE_ERROR)
+    # Without a pace (zero think) nothing is known to be missing.
+    unpaced = RunStats()
+    unpaced.action(5.0, "call", "tight", 6.0, "7stud")
+    assert unpaced.latency() == unpaced.latency(corrected=False) == histogram([5.0])
+
+
+def test_unapplied_actions_are_timed_but_not_counted_as_actions() -> None:
+    stats = RunStats()
+    stats.action(0.004, "call", "tight", 0.5, "7stud", expected_interval_s=0.5)
+    stats.unapplied(2.0, 2.5, "7stud", expected_interval_s=0.5)
+    assert (stats.actions, stats.games["7stud"].actions) == (1, 1)
+    assert stats.latency(corrected=False) == histogram([0.004, 2.0])
+    assert stats.latency() == histogram([0.004, 2.0, 1.5, 1.0, 0.5])
+    shipped = RunStats.from_dict(json.loads(json.dumps(stats.to_dict())))
+    assert shipped == stats and shipped.series[2].unapplied == histogram([2.0])
+    assert "omitted" not in RunStats().to_dict()["series"] and set(stats.to_dict()["series"][0][1]) == {"latency"}
+
+
+samples = st.lists(
+    st.tuples(st.floats(0.0, 3.0), st.sampled_from([0.0, 0.05, 0.4]), st.booleans(), st.integers(0, 4)),
+    max_size=150,
+)
+
+
+@untimed
+@given(samples, st.lists(percents, min_size=1, max_size=5))
+def test_fleets_merged_give_the_quantiles_of_one_process(
+    script: list[tuple[float, float, bool, int]], qs: list[float]
+) -> None:
+    """Samples recorded by five fleets, shipped as JSON and merged, give exactly the quantiles (p99
+    among them), min, max and mean, corrected and not, of one process that recorded them all."""
+    one, fleets = RunStats(), [RunStats() for _ in range(5)]
+    for latency_s, interval, applied, fleet in script:
+        for stats in (one, fleets[fleet]):
+            if applied:
+                stats.action(latency_s, "call", "tight", latency_s, "7stud", expected_interval_s=interval)
+            else:
+                stats.unapplied(latency_s, latency_s, "7stud", expected_interval_s=interval)
+    driver = RunStats()
+    for fleet_stats in fleets:
+        driver.merge(RunStats.from_dict(json.loads(json.dumps(fleet_stats.to_dict()))))
+    for corrected in (True, False):
+        merged, single = driver.latency(corrected=corrected), one.latency(corrected=corrected)
+        assert merged == single
+        for q in [*qs, 99.0]:
+            assert merged.percentile(q) == single.percentile(q)
+        assert (merged.min, merged.max, merged.mean) == (single.min, single.max, single.mean)
+
+
+def test_next_prompt_and_broadcast_per_second_and_game_with_skew_counted_as_zero() -> None:
+    stats = RunStats()
+    stats.prompted(0.004, 1.2, "7stud")
+    stats.delivered(0.001, 1.2, "7stud")
+    stats.delivered(-0.002, 2.5, "5stud")  # a fleet whose clock is ahead of the server's
+    assert stats.over_run("next_prompt") == histogram([0.004]) == stats.games["7stud"].next_prompt
+    assert stats.over_run("broadcast") == histogram([0.001, 0.0])
+    assert stats.series[2].broadcast == stats.games["5stud"].broadcast == histogram([0.0])
+    assert stats.actions == 0 and stats.latency().count == 0, "neither is an action of the seat's own"
+    shipped = RunStats.from_dict(json.loads(json.dumps(stats.to_dict())))
+    assert shipped == stats and shipped.over_run("broadcast") == stats.over_run("broadcast")
+    doubled = RunStats()
+    doubled.merge(shipped)
+    doubled.merge(stats)
+    assert doubled.over_run("next_prompt").count == 2 and doubled.games["5stud"].broadcast.count == 2

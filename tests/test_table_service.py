@@ -8,6 +8,7 @@ SHOW-4, TABLE-1, TABLE-2.
 from __future__ import annotations
 
 import asyncio
+import time
 import typing
 import urllib.request
 
@@ -520,7 +521,9 @@ async def test_resume_from_seq_replays_without_gaps() -> None:
 
 @run_async
 async def test_action_clock_times_out_and_sits_the_player_out() -> None:
-    """CLOCK-1/2/3: nobody acts; the clock acts for them and they sit out after the hand."""
+    """CLOCK-1/2/3: nobody acts; the clock acts for them and they sit out after the hand. Every
+    event, the engine's and the table's (SeatChanged) alike, carries when the server published it."""
+    began_us = time.time_ns() // 1000
     async with serving() as (server, stub):
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options(clock_seconds=0.05)))
         spectator = Stream(stub, "t")
@@ -534,6 +537,9 @@ async def test_action_clock_times_out_and_sits_the_player_out() -> None:
         assert pb.TIMEOUT_OUTCOME_BRING_IN in outcomes  # the bring-in is posted for a player who times out
         assert "hand_ended" in spectator.kinds()
         assert exported(server, "tablestorm_timeouts_total", outcome="bring_in") >= 1
+        stamps = [e.server_time_us for e in spectator.events]
+        assert began_us <= stamps[0] and stamps == sorted(stamps) and stamps[-1] <= time.time_ns() // 1000
+        assert spectator.of("seat_changed") and all(e.server_time_us for e in spectator.events)
         await spectator.close()
 
 
@@ -547,6 +553,7 @@ async def test_history_shows_own_cards_only() -> None:
         await play_to_a_fold(streams, aggressor=1)  # seat 2 folds: its cards are never shown
         history = await stub.GetHistory(pb.SeatRequest(table_id="t", seat=1), metadata=token(tokens[1]))
         assert [h.hand_number for h in history.hands] == [1]
+        assert {e.server_time_us for e in history.hands[0].events} == {0}, "a history's events are not stamped"
         dealt = [e.cards_dealt for e in history.hands[0].events if e.HasField("cards_dealt")]
         assert all(HIDDEN not in d.down for d in dealt if d.seat == 1)
         shown = {e.hand_shown.seat for e in history.hands[0].events if e.HasField("hand_shown")}

@@ -41,6 +41,7 @@ CLUSTER = 'cluster=~"$cluster"'
 HOSTS = 'role="table_host", cluster=~"$cluster", instance=~"$host"'
 GAMES = f'{HOSTS}, game=~"$game"'
 FLEETS = 'role="fleet", cluster=~"$cluster"'
+FLEET_GAMES = f'{FLEETS}, game=~"$game"'
 CLUSTER_HOSTS = 'role="table_host", cluster=~"$cluster"'
 """Every table host of the selected clusters: what a cluster's forecast is drawn against."""
 TOURNAMENT = 'cluster=~"$cluster", tournament=~"$tournament"'
@@ -160,9 +161,16 @@ LOAD_TEST = Board(
             Chart("Server processing of an action", "The table server's time to validate, apply and fan out "
                   "one action, by game (its share of the round trip).",
                   quantiles("tablestorm_action_processing_seconds", GAMES, "game", "{{game}}"), "s"),
-            Chart("Bot action round trip", "What a bot waits from sending an action to its result: network, "
-                  "both event loops and the server's processing.",
-                  quantiles("tablestorm_bot_action_round_trip_seconds", FLEETS, "", ""), "s"),
+            Chart("Bot action round trip", "What a bot waits from its intended send time to its action's result: "
+                  "network, both event loops and the server's processing; every action sent, corrected for "
+                  "coordinated omission.",
+                  quantiles("tablestorm_bot_action_round_trip_seconds", FLEET_GAMES, "", ""), "s"),
+            Chart("Next seat prompted", "From an action applied (its event's server time) to the next seat's "
+                  "turn arriving, by game (one-way: the clocks' offset adds in).",
+                  quantiles("tablestorm_bot_next_prompt_seconds", FLEET_GAMES, "game", "{{game}}"), "s"),
+            Chart("Broadcast to the other seats", "From an action applied (its event's server time) to each "
+                  "other seat receiving it, by game (one-way: the clocks' offset adds in).",
+                  quantiles("tablestorm_bot_broadcast_seconds", FLEET_GAMES, "game", "{{game}}"), "s"),
         )),
         Row("The rules at work", (
             Chart("Timeouts by outcome", "What the action clock did for a player who let it run out (CLOCK-2).",

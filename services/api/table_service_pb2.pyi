@@ -499,9 +499,10 @@ class YourTurn(_message.Message):
     def __init__(self, hand_number: _Optional[int] = ..., seq: _Optional[int] = ..., legal: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., deadline_unix_ms: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("seq", "hand_number", "hand_started", "forced_bet", "cards_dealt", "community_card", "reshuffled", "round_started", "acted", "timed_out", "drew", "cap_reached", "bet_returned", "pots_formed", "hand_shown", "hand_mucked", "pot_awarded", "hand_ended", "seat_changed", "hand_voided")
+    __slots__ = ("seq", "hand_number", "server_time_us", "hand_started", "forced_bet", "cards_dealt", "community_card", "reshuffled", "round_started", "acted", "timed_out", "drew", "cap_reached", "bet_returned", "pots_formed", "hand_shown", "hand_mucked", "pot_awarded", "hand_ended", "seat_changed", "hand_voided")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_US_FIELD_NUMBER: _ClassVar[int]
     HAND_STARTED_FIELD_NUMBER: _ClassVar[int]
     FORCED_BET_FIELD_NUMBER: _ClassVar[int]
     CARDS_DEALT_FIELD_NUMBER: _ClassVar[int]
@@ -522,6 +523,7 @@ class Event(_message.Message):
     HAND_VOIDED_FIELD_NUMBER: _ClassVar[int]
     seq: int
     hand_number: int
+    server_time_us: int
     hand_started: HandStarted
     forced_bet: ForcedBet
     cards_dealt: CardsDealt
@@ -540,7 +542,7 @@ class Event(_message.Message):
     hand_ended: HandEnded
     seat_changed: SeatChanged
     hand_voided: HandVoided
-    def __init__(self, seq: _Optional[int] = ..., hand_number: _Optional[int] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., forced_bet: _Optional[_Union[ForcedBet, _Mapping]] = ..., cards_dealt: _Optional[_Union[CardsDealt, _Mapping]] = ..., community_card: _Optional[_Union[CommunityCard, _Mapping]] = ..., reshuffled: _Optional[_Union[Reshuffled, _Mapping]] = ..., round_started: _Optional[_Union[RoundStarted, _Mapping]] = ..., acted: _Optional[_Union[Acted, _Mapping]] = ..., timed_out: _Optional[_Union[TimedOut, _Mapping]] = ..., drew: _Optional[_Union[Drew, _Mapping]] = ..., cap_reached: _Optional[_Union[CapReached, _Mapping]] = ..., bet_returned: _Optional[_Union[BetReturned, _Mapping]] = ..., pots_formed: _Optional[_Union[PotsFormed, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., seat_changed: _Optional[_Union[SeatChanged, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., hand_number: _Optional[int] = ..., server_time_us: _Optional[int] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., forced_bet: _Optional[_Union[ForcedBet, _Mapping]] = ..., cards_dealt: _Optional[_Union[CardsDealt, _Mapping]] = ..., community_card: _Optional[_Union[CommunityCard, _Mapping]] = ..., reshuffled: _Optional[_Union[Reshuffled, _Mapping]] = ..., round_started: _Optional[_Union[RoundStarted, _Mapping]] = ..., acted: _Optional[_Union[Acted, _Mapping]] = ..., timed_out: _Optional[_Union[TimedOut, _Mapping]] = ..., drew: _Optional[_Union[Drew, _Mapping]] = ..., cap_reached: _Optional[_Union[CapReached, _Mapping]] = ..., bet_returned: _Optional[_Union[BetReturned, _Mapping]] = ..., pots_formed: _Optional[_Union[PotsFormed, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., hand_mucked: _Optional[_Union[HandMucked, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., seat_changed: _Optional[_Union[SeatChanged, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ...) -> None: ...
 
 class HandStarted(_message.Message):
     __slots__ = ("seats", "stacks", "button_seat", "deck_size")

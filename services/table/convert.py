@@ -292,9 +292,14 @@ _EVENT_FIELDS: dict[type, Callable[[Any, Seats], dict[str, Any]]] = {
 }
 
 
-def event_to_proto(event: ev.Event, seats: Seats, *, seq: int = 0, hand_number: int = 0) -> pb.Event:
-    """One engine event as the wire carries it (already filtered by ``visibility.view``)."""
-    return pb.Event(seq=seq, hand_number=hand_number, **_EVENT_FIELDS[type(event)](event, seats))
+def event_to_proto(
+    event: ev.Event, seats: Seats, *, seq: int = 0, hand_number: int = 0, server_time_us: int = 0
+) -> pb.Event:
+    """One engine event as the wire carries it (already filtered by ``visibility.view``), stamped
+    with when it was published (0 in histories)."""
+    return pb.Event(
+        seq=seq, hand_number=hand_number, server_time_us=server_time_us, **_EVENT_FIELDS[type(event)](event, seats)
+    )
 
 
 # ----------------------------------------------------------------- tournament hands

@@ -406,25 +406,29 @@ class LiveTable(ABC, Generic[T]):
             self._step(self.table.apply(seat_no, action))
 
     def _publish(self, events: Sequence[ev.Event]) -> None:
-        """Number, convert (once per visibility class), log and fan out engine events."""
+        """Number, stamp with the time (the same for all: one step's events are published at
+        once), convert (once per visibility class), log and fan out engine events."""
         hand_number = self.table.hand_number
         seats, owners = self._seats, self._owners
         metrics = self._metrics
         seq = self.log.last_seq
+        now_us = time.time_ns() // 1000
         entries = []
         for event in events:
             seq += 1
             kind = type(event)
             public_event = view(event, None)
             public = frame(
-                EVENTS, convert.event_to_proto(public_event, seats, seq=seq, hand_number=hand_number)
+                EVENTS,
+                convert.event_to_proto(public_event, seats, seq=seq, hand_number=hand_number, server_time_us=now_us),
             )
             if public_event is event:
                 entry = LogEntry(seq, public, 0, b"")
             else:
                 owner = owners[event.player]  # type: ignore[union-attr]
                 private = frame(
-                    EVENTS, convert.event_to_proto(event, seats, seq=seq, hand_number=hand_number)
+                    EVENTS,
+                    convert.event_to_proto(event, seats, seq=seq, hand_number=hand_number, server_time_us=now_us),
                 )
                 entry = LogEntry(seq, public, owner, private)
             self.log.append(entry, hand_start=kind is ev.HandStarted)
@@ -447,6 +451,7 @@ class LiveTable(ABC, Generic[T]):
         """Number, log and fan out an event of the table itself (public, outside the engine)."""
         event.seq = seq = self.log.last_seq + 1
         event.hand_number = self.table.hand_number
+        event.server_time_us = time.time_ns() // 1000
         entry = LogEntry(seq, frame(EVENTS, event), 0, b"")
         self.log.append(entry)
         self.subscribers.broadcast([entry])

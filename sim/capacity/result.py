@@ -118,7 +118,7 @@ def step_dict(step: Step) -> dict[str, Any]:
             "seconds_met": step.goodput.seconds_met,
             "seconds": step.goodput.seconds,
         },
-        "latency_ms": latency_ms(measured.latency),
+        "latency_ms": latency_ms(measured.corrected()),
         "errors": dict(sorted(measured.errors.items())),
         "errors_total": measured.errors_total,
         "slo": list(step.slo),

@@ -77,7 +77,7 @@ class SLO:
 
     def check(self, window: SecondStats) -> list[ThresholdResult]:
         """Each expression judged on ``window`` (one second, or several merged)."""
-        facts = {"latency_ms": latency_ms(window.latency), "errors_total": window.errors_total}
+        facts = {"latency_ms": latency_ms(window.corrected()), "errors_total": window.errors_total}
         return [threshold.check(facts) for threshold in self.thresholds]
 
     def met(self, window: SecondStats) -> bool:

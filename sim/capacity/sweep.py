@@ -266,7 +266,7 @@ class Sweep:
 
 
 def _p99_ms(window: SecondStats) -> str:
-    p99 = window.latency.percentile(99)
+    p99 = window.corrected().percentile(99)
     return "–" if p99 is None else f"{p99 * 1000:.1f}"
 
 

@@ -7,7 +7,10 @@ when output goes to a file or a CI log, which cannot be redrawn, one ``key=value
 every ``plain_every_s`` seconds of run time instead, so logs stay short and grep-able.
 
 Rates and percentiles cover the last ``window_s`` whole seconds: the current second is still being
-filled (and fleets ship with a delay), so including it would show a false dip.
+filled (and fleets ship with a delay), so including it would show a false dip. The percentiles are
+corrected for coordinated omission (:class:`~tablestorm.sim.load.stats.Timings`); where the
+uncorrected p99 differs, it is shown beside. Once measured, a line gives the p99s the other seats
+feel: the next seat's prompt and the broadcast of an action.
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ class LiveSnapshot:
     timeouts: int
     saturated: bool = False
     """The last complete window looked saturated (see :mod:`tablestorm.sim.load.saturation`)."""
+    p99_uncorrected_ms: float | None = None
+    """The p99 without the correction for coordinated omission (None: the same as ``p99_ms``)."""
+    next_prompt_p99_ms: float | None = None
+    broadcast_p99_ms: float | None = None
 
     @property
     def errors_total(self) -> int:
@@ -61,7 +68,9 @@ def snapshot(
     start = max(stop - window_s, 0)
     recent = stats.window(start, stop)
     span = stop - start
-    p50, p99 = recent.latency.percentile(50), recent.latency.percentile(99)
+    corrected = recent.corrected()
+    p50, p99 = corrected.percentile(50), corrected.percentile(99)
+    uncorrected = recent.measured().percentile(99) if recent.omitted.count else p99
     errors = dict(sorted(stats.errors.items(), key=lambda item: (-item[1], item[0])))
     return LiveSnapshot(
         elapsed_s=now,
@@ -78,7 +87,14 @@ def snapshot(
         recent_errors=recent.errors_total,
         timeouts=stats.timeouts,
         saturated=saturated,
+        p99_uncorrected_ms=None if uncorrected is None or uncorrected == p99 else uncorrected * 1000.0,
+        next_prompt_p99_ms=_ms(recent.next_prompt.percentile(99)),
+        broadcast_p99_ms=_ms(recent.broadcast.percentile(99)),
     )
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1000.0
 
 
 def _clock(seconds: float) -> str:
@@ -118,7 +134,13 @@ def render_block(snap: LiveSnapshot) -> list[str]:
         head,
         f"  last {snap.window_s} s".ljust(13)
         + f"hands/s {_rate(snap.hands_per_s)}   actions/s {_rate(snap.actions_per_s)}   "
-        f"p50 {_latency(snap.p50_ms)}   p99 {_latency(snap.p99_ms)}",
+        f"p50 {_latency(snap.p50_ms)}   p99 {_latency(snap.p99_ms)}"
+        + ("" if snap.p99_uncorrected_ms is None else f" (uncorrected {_latency(snap.p99_uncorrected_ms)})"),
+        *(
+            [f"  players    next prompt p99 {_latency(snap.next_prompt_p99_ms)}   "
+             f"broadcast p99 {_latency(snap.broadcast_p99_ms)}"]
+            if snap.next_prompt_p99_ms is not None or snap.broadcast_p99_ms is not None else []
+        ),
         f"  totals     hands {snap.hands:,}   actions {snap.actions:,}   timeouts {snap.timeouts:,}",
         f"  errors     {errors}",
     ]
@@ -138,6 +160,12 @@ def render_line(snap: LiveSnapshot) -> str:
         f"actions/s={_plain(snap.actions_per_s, 1)}",
         f"p50_ms={_plain(snap.p50_ms, 2)}",
         f"p99_ms={_plain(snap.p99_ms, 2)}",
+        *([f"p99_uncorrected_ms={_plain(snap.p99_uncorrected_ms, 2)}"] if snap.p99_uncorrected_ms is not None else []),
+        *(
+            [f"next_prompt_p99_ms={_plain(snap.next_prompt_p99_ms, 2)}",
+             f"broadcast_p99_ms={_plain(snap.broadcast_p99_ms, 2)}"]
+            if snap.next_prompt_p99_ms is not None or snap.broadcast_p99_ms is not None else []
+        ),
         f"hands={snap.hands}",
         f"actions={snap.actions}",
         f"errors={snap.errors_total}",

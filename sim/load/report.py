@@ -47,8 +47,10 @@ __all__ = [
 
 HISTORY_COLUMNS: Final = (
     "second", "bots_online", "hands", "actions", "errors", "unexpected_errors", "p50_ms", "p99_ms",
+    "p99_uncorrected_ms",
 )
-"""Columns of history.csv; ``bots_online`` only when the caller knows it."""
+"""Columns of history.csv; ``bots_online`` only when the caller knows it. The percentiles are
+corrected for coordinated omission, but for ``p99_uncorrected_ms``."""
 
 def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) -> list[dict[str, Any]]:
     """One row per second from 0 to the last second with data, quiet seconds included as zeros.
@@ -60,6 +62,7 @@ def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) 
     rows: list[dict[str, Any]] = []
     for second in range(max(seconds) + 1 if seconds else 0):
         window = stats.window(second, second + 1)
+        corrected = window.corrected()
         row: dict[str, Any] = {"second": second}
         if bots_online is not None:
             row["bots_online"] = bots_online.get(second)
@@ -68,8 +71,9 @@ def history_rows(stats: RunStats, bots_online: Mapping[int, int] | None = None) 
             actions=window.actions,
             errors=window.errors_total,
             unexpected_errors=sum(window.unexpected_errors.values()),
-            p50_ms=ms(window.latency.percentile(50)),
-            p99_ms=ms(window.latency.percentile(99)),
+            p50_ms=ms(corrected.percentile(50)),
+            p99_ms=ms(corrected.percentile(99)),
+            p99_uncorrected_ms=ms(window.measured().percentile(99)),
         )
         rows.append(row)
     return rows
@@ -167,7 +171,7 @@ def _bins(stats: RunStats, duration_s: float, bots_online: Mapping[int, int] | N
         covered = (duration_s if start < duration_s < stop else stop) - start
         online = [bots_online[s] for s in range(start, stop) if s in bots_online] if bots_online else []
         bins.append(_Bin(
-            start, covered, window.hands, window.actions, _labelled_errors(window), window.latency,
+            start, covered, window.hands, window.actions, _labelled_errors(window), window.corrected(),
             sum(online) / len(online) if online else None,
         ))
     return bins
@@ -276,6 +280,9 @@ def render_html(
         card("actions / s", summary.get("actions_per_s")),
         card("p50 round trip", latency.get("p50"), "ms", 2),
         card("p99 round trip", latency.get("p99"), "ms", 2),
+        card("p99 uncorrected", summary.get("latency_uncorrected_ms", {}).get("p99"), "ms", 2),
+        card("p99 next prompt", summary.get("next_prompt_ms", {}).get("p99"), "ms", 2),
+        card("p99 broadcast", summary.get("broadcast_ms", {}).get("p99"), "ms", 2),
         card("p99 server time", summary.get("server_processing_ms", {}).get("p99"), "ms", 3),
         card("errors", summary.get("errors_total")),
         card("unexpected errors", summary.get("unexpected_errors_total")),
@@ -350,8 +357,16 @@ def render_html(
         ("min", "min"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("p999", "p99.9"),
         ("max", "max"), ("mean", "mean"),
     ) if key in latency]
+    uncorrected = summary.get("latency_uncorrected_ms", {})
+    latency_rows += [[f"{name} uncorrected", fmt(uncorrected.get(name), "ms")] for name in ("p99", "max")
+                     if name in uncorrected]
     latency_rows += [
         [f"server time {name}", fmt(processing.get(name), "ms")] for name in ("p50", "p99") if name in processing
+    ]
+    seats_rows = [
+        [f"{name} {key}", fmt(summary.get(part, {}).get(key), "ms")]
+        for part, name in (("next_prompt_ms", "next prompt"), ("broadcast_ms", "broadcast"))
+        for key in ("p50", "p99", "max")
     ]
     by_game = summary.get("by_game", {})
     game_rows = (
@@ -366,6 +381,7 @@ def render_html(
     tables = [
         table(["run", ""], overview_rows),
         table(["action round trip", ""], latency_rows),
+        table(["what the other seats feel", ""], seats_rows),
         table(["error kind", "count", "by the chaos"],
               ([escape(k), fmt(n), fmt(summary.get("chaos_errors", {}).get(k, 0))] for k, n in errors.items()))
         if errors else table(["error kind", "count"], [["none", "0"]]),
@@ -383,11 +399,17 @@ def render_html(
         for text in summary.get("warnings", ())
     ]
 
-    footer = f"""<b>Action round trip</b>: from a bot writing an action to its result arriving,
-what a player waits (measured by the bots). <b>Server time</b>: the table service's own processing
-of an action (validate, apply, fan out), from its Prometheus histogram: the part of the round trip
-spent in the server. Round-trip percentiles come from logarithmic histograms with {SUB_BUCKETS} buckets per power
-of two: each is within {RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
+    footer = f"""<b>Action round trip</b>: from a bot's intended send time (its think over) to its
+action's result arriving, what a player waits (measured by the bots), every action sent timed, and
+corrected for coordinated omission: a bot blocked on an action fills in the samples it would have
+taken at its table's pace (its mean think time), as HdrHistogram does; <i>uncorrected</i> figures
+leave them out. Thresholds check the corrected ones. <b>Next prompt</b>: from an action applied
+(its event's server time) to the next seat's turn arriving; <b>broadcast</b>: to each other seat
+receiving it; both one-way, across the server's and the bots' clocks, so their skew adds in.
+<b>Server time</b>: the table service's own processing of an action (validate, apply, fan out),
+from its Prometheus histogram: the part of the round trip spent in the server. Percentiles come
+from logarithmic histograms with {SUB_BUCKETS} buckets per power of two: each is within
+{RELATIVE_ERROR * 100:.2f}&#8239;% of the exact value. Charts show bins of
 {_bin_width(_chart_end(stats, duration, bots_online))} s. Per-second data: history.csv;
 machine-readable summary: summary.json."""
     return page(title, meta, verdict(thresholds, interrupted=bool(summary.get("interrupted"))), [

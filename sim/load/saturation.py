@@ -80,7 +80,7 @@ class SaturationWatch:
             start = len(self.windows) * self.window_s
             part = stats.window(start, start + self.window_s)
             counts = [bots_online[s] for s in range(start, start + self.window_s) if s in bots_online]
-            p99 = part.latency.percentile(99)
+            p99 = part.corrected().percentile(99)
             window = Window(
                 start,
                 part.actions / self.window_s,

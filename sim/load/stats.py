@@ -11,6 +11,16 @@ to 2**6 s (64 s) is cut into 32 equal sub-buckets, 26 x 32 = 832 buckets in all.
 reported by its midpoint, which is within 1/64 (1.5625 %) of every value in it. Values below
 0.95 µs or at or above 64 s are counted in the first or last bucket; the exact minimum and maximum
 are kept beside the buckets, and percentiles are clamped to them.
+
+Every second and every game keeps an action's latency in one of three histograms
+(:class:`Timings`): ``latency``, the actions the server applied (their number is the actions'
+count); ``unapplied``, the actions it did not (refused as too late, or lost with a stream), timed to
+the moment their fate became known; and ``omitted``, the samples a bot blocked on an action did not
+get to take (coordinated omission), filled in as HdrHistogram's ``recordValueWithExpectedInterval``
+does. The first two are what was measured ("uncorrected"), all three the corrected latency; the
+why and the expected interval are in docs/scenarios.md (Latency under a stall). Beside them, the
+two latencies the other seats feel, from the server's timestamp on an action's event:
+``next_prompt`` (to the next seat's YourTurn) and ``broadcast`` (to each other seat's receipt).
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ __all__ = [
     "LatencyHistogram",
     "RunStats",
     "SecondStats",
+    "Timings",
     "bucket_bounds",
     "bucket_index",
     "bucket_value",
@@ -164,6 +175,17 @@ class LatencyHistogram:
         elif seconds > self.max:
             self.max = seconds
 
+    def record_omitted(self, seconds: float, expected_interval_s: float) -> None:
+        """Count the samples a latency of ``seconds`` kept from being taken, one action expected every
+        ``expected_interval_s``: ``seconds - k * interval`` for k = 1, 2, ... while at least the
+        interval (HdrHistogram's ``recordValueWithExpectedInterval`` less its own sample; their
+        number is counted on the ratio rounded to 9 places, so that float noise never drops one).
+        Nothing for an interval of 0 or less: without an expected pace, no sample is known missing."""
+        if expected_interval_s <= 0.0:
+            return
+        for k in range(1, math.floor(round(seconds / expected_interval_s, 9))):
+            self.record(seconds - k * expected_interval_s)
+
     def merge(self, other: LatencyHistogram) -> None:
         """Add ``other``'s counts to this one; the result equals having recorded both sets of samples."""
         if other.count:
@@ -289,21 +311,84 @@ def _add_counts(into: dict[str, int], other: Mapping[str, int]) -> None:
         into[key] = into.get(key, 0) + n
 
 
-class SecondStats:
+def _merged(*parts: LatencyHistogram) -> LatencyHistogram:
+    merged = LatencyHistogram()
+    for part in parts:
+        merged.merge(part)
+    return merged
+
+
+_EXTRA_TIMINGS: Final = ("unapplied", "omitted", "next_prompt", "broadcast")
+"""The histograms of :class:`Timings` besides ``latency``, shipped only when not empty."""
+
+
+class Timings:
+    """The latencies a second or a game keeps (see the module docstring): an action's in three
+    histograms, ``latency`` (applied actions), ``unapplied`` and ``omitted``; and what the other
+    seats feel of it, ``next_prompt`` and ``broadcast``."""
+
+    __slots__ = ("broadcast", "latency", "next_prompt", "omitted", "unapplied")
+
+    def __init__(self) -> None:
+        self.latency = LatencyHistogram()
+        """Every applied action, from its intended send time to its result (one per action)."""
+        self.unapplied = LatencyHistogram()
+        """Every action sent and not applied (too late, or lost with its stream), to its fate."""
+        self.omitted = LatencyHistogram()
+        """The samples a bot blocked on an action missed (coordinated omission's correction)."""
+        self.next_prompt = LatencyHistogram()
+        """From an action applied (its event's server time) to the next seat's YourTurn arriving."""
+        self.broadcast = LatencyHistogram()
+        """From an action applied (its event's server time) to another seat receiving it, per seat."""
+
+    def measured(self) -> LatencyHistogram:
+        """Every action timed, applied or not: the uncorrected latency (a new histogram)."""
+        return _merged(self.latency, self.unapplied)
+
+    def corrected(self) -> LatencyHistogram:
+        """The measured latency with the omitted samples filled in (a new histogram): what a
+        player would have seen had the bots kept their pace, and what thresholds check."""
+        return _merged(self.latency, self.unapplied, self.omitted)
+
+    def _merge_timings(self, other: Timings) -> None:
+        self.latency.merge(other.latency)
+        for name in _EXTRA_TIMINGS:
+            getattr(self, name).merge(getattr(other, name))
+
+    def _timings_dict(self) -> dict[str, Any]:
+        """``latency`` always, the others when not empty."""
+        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        for name in _EXTRA_TIMINGS:
+            hist = getattr(self, name)
+            if hist.count:
+                data[name] = hist.to_dict()
+        return data
+
+    def _timings_from(self, data: Mapping[str, Any]) -> None:
+        self.latency = LatencyHistogram.from_dict(data["latency"])
+        for name in _EXTRA_TIMINGS:
+            if name in data:
+                setattr(self, name, LatencyHistogram.from_dict(data[name]))
+
+    def _same_timings(self, other: Timings) -> bool:
+        return all(getattr(self, name) == getattr(other, name) for name in ("latency", *_EXTRA_TIMINGS))
+
+
+class SecondStats(Timings):
     """What happened in one second of the run: finished hands, errors by kind, action latencies.
 
-    The number of actions is ``latency.count``: every action has exactly one latency. ``errors``
+    The number of actions is ``latency.count``: every applied action has exactly one latency. ``errors``
     counts every error; ``chaos_errors`` those of them the run's chaos caused (see
     :mod:`tablestorm.sim.bots.client.attribution`), so the unexpected ones are the difference.
     """
 
-    __slots__ = ("chaos_errors", "errors", "hands", "latency")
+    __slots__ = ("chaos_errors", "errors", "hands")
 
     def __init__(self) -> None:
+        super().__init__()
         self.hands = 0
         self.errors: dict[str, int] = {}
         self.chaos_errors: dict[str, int] = {}
-        self.latency = LatencyHistogram()
 
     @property
     def actions(self) -> int:
@@ -326,11 +411,11 @@ class SecondStats:
         self.hands += other.hands
         _add_counts(self.errors, other.errors)
         _add_counts(self.chaos_errors, other.chaos_errors)
-        self.latency.merge(other.latency)
+        self._merge_timings(other)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form; zero counters are left out."""
-        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        data = self._timings_dict()
         if self.hands:
             data["hands"] = self.hands
         if self.errors:
@@ -348,19 +433,19 @@ class SecondStats:
         second.chaos_errors = {str(k): int(v) for k, v in data.get("chaos_errors", {}).items()}
         if any(n > second.errors.get(kind, 0) for kind, n in second.chaos_errors.items()):
             raise ValueError("chaos errors must be among the errors of their second")
-        second.latency = LatencyHistogram.from_dict(data["latency"])
+        second._timings_from(data)
         return second
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SecondStats):
             return NotImplemented
-        mine = (self.hands, self.errors, self.chaos_errors, self.latency)
-        return mine == (other.hands, other.errors, other.chaos_errors, other.latency)
+        mine = (self.hands, self.errors, self.chaos_errors)
+        return mine == (other.hands, other.errors, other.chaos_errors) and self._same_timings(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-class GameStats:
+class GameStats(Timings):
     """One game's part of a run: hands finished and voided, actions with their round trips, CLOCK-2
     timeouts by outcome, side pots and raise caps.
 
@@ -369,15 +454,14 @@ class GameStats:
     which therefore cannot disagree with the per-game breakdown. Merges are exact, as everywhere here.
     """
 
-    __slots__ = ("hands", "hands_voided", "latency", "raise_caps", "side_pots", "timeouts_by_outcome")
+    __slots__ = ("hands", "hands_voided", "raise_caps", "side_pots", "timeouts_by_outcome")
 
     def __init__(self) -> None:
+        super().__init__()
         self.hands = 0
         """Hands played to the end."""
         self.hands_voided = 0
         """Hands voided with a refund instead of finishing (a lost host, a drain)."""
-        self.latency = LatencyHistogram()
-        """The round trip of every answered action (their number is :attr:`actions`)."""
         self.side_pots = 0
         """Side pots formed (BET-7)."""
         self.raise_caps = 0
@@ -398,14 +482,14 @@ class GameStats:
         """Add ``other`` (the same game seen by another fleet, or later)."""
         self.hands += other.hands
         self.hands_voided += other.hands_voided
-        self.latency.merge(other.latency)
+        self._merge_timings(other)
         self.side_pots += other.side_pots
         self.raise_caps += other.raise_caps
         _add_counts(self.timeouts_by_outcome, other.timeouts_by_outcome)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form; zero counters are left out."""
-        data: dict[str, Any] = {"latency": self.latency.to_dict()}
+        data = self._timings_dict()
         counters = {
             "hands": self.hands,
             "hands_voided": self.hands_voided,
@@ -422,7 +506,7 @@ class GameStats:
     def from_dict(cls, data: Mapping[str, Any]) -> GameStats:
         """Inverse of :meth:`to_dict`; raises ValueError on malformed input."""
         game = cls()
-        game.latency = LatencyHistogram.from_dict(data["latency"])
+        game._timings_from(data)
         game.hands = int(data.get("hands", 0))
         game.hands_voided = int(data.get("hands_voided", 0))
         game.side_pots = int(data.get("side_pots", 0))
@@ -439,6 +523,11 @@ class GameStats:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]  # mutable
+
+
+def _fill_in(latency_s: float, expected_interval_s: float, *into: Timings) -> None:
+    for timings in into:
+        timings.omitted.record_omitted(latency_s, expected_interval_s)
 
 
 UNKNOWN_GAME: Final = ""
@@ -498,14 +587,50 @@ class RunStats:
             stats = self.games[game] = GameStats()
         return stats
 
-    def action(self, latency_s: float, kind: str, bot_kind: str, now: float, game: str = UNKNOWN_GAME) -> None:
-        """Count one answered action: its latency, its kind (e.g. "raise"), the bot's kind and the game."""
-        self._second(now).latency.record(latency_s)
-        self.game(game).latency.record(latency_s)
+    def action(
+        self, latency_s: float, kind: str, bot_kind: str, now: float, game: str = UNKNOWN_GAME,
+        expected_interval_s: float = 0.0,
+    ) -> None:
+        """Count one applied action: its latency, its kind (e.g. "raise"), the bot's kind and the game.
+
+        ``expected_interval_s`` is the pace the bot's table would have kept had it not been blocked
+        (the bot's mean think time): a latency of two intervals or more fills in the samples it kept
+        from being taken (:meth:`LatencyHistogram.record_omitted`)."""
+        second, counts = self._second(now), self.game(game)
+        second.latency.record(latency_s)
+        counts.latency.record(latency_s)
+        if latency_s >= 2.0 * expected_interval_s > 0.0:
+            _fill_in(latency_s, expected_interval_s, second, counts)
         by_kind = self.actions_by_kind
         by_kind[kind] = by_kind.get(kind, 0) + 1
         by_bot = self.actions_by_bot
         by_bot[bot_kind] = by_bot.get(bot_kind, 0) + 1
+
+    def unapplied(
+        self, latency_s: float, now: float, game: str = UNKNOWN_GAME, expected_interval_s: float = 0.0
+    ) -> None:
+        """Count the latency of one action sent and not applied (refused as too late, lost with its
+        stream), to when its fate became known; corrected as :meth:`action` does. It is not an action."""
+        second, counts = self._second(now), self.game(game)
+        second.unapplied.record(latency_s)
+        counts.unapplied.record(latency_s)
+        if latency_s >= 2.0 * expected_interval_s > 0.0:
+            _fill_in(latency_s, expected_interval_s, second, counts)
+
+    def prompted(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
+        """Count one next-prompt latency (see :attr:`Timings.next_prompt` and :meth:`_one_way`)."""
+        self._one_way("next_prompt", latency_s, now, game)
+
+    def delivered(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
+        """Count one broadcast latency (see :attr:`Timings.broadcast` and :meth:`_one_way`)."""
+        self._one_way("broadcast", latency_s, now, game)
+
+    def _one_way(self, name: str, latency_s: float, now: float, game: str) -> None:
+        """Count a latency measured across two clocks into histogram ``name`` of its second and game:
+        one that comes out below 0 (the clocks' skew) is counted as 0."""
+        latency_s = max(latency_s, 0.0)
+        getattr(self._second(now), name).record(latency_s)
+        getattr(self.game(game), name).record(latency_s)
 
     def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0, game: str = UNKNOWN_GAME) -> None:
         """Count one finished hand with the side pots it formed and the rounds that hit the raise cap."""
@@ -598,11 +723,22 @@ class RunStats:
         """Hands the tables voided (a lost host, a drain) instead of finishing."""
         return sum(game.hands_voided for game in self.games.values())
 
-    def latency(self) -> LatencyHistogram:
-        """Latencies of all actions of the run (a new histogram merged from the series)."""
+    def latency(self, *, corrected: bool = True) -> LatencyHistogram:
+        """Latencies of all actions of the run, corrected (the default) or as measured (a new
+        histogram merged from the series: see :class:`Timings`)."""
         merged = LatencyHistogram()
         for second in self.series.values():
             merged.merge(second.latency)
+            merged.merge(second.unapplied)
+            if corrected:
+                merged.merge(second.omitted)
+        return merged
+
+    def over_run(self, name: str) -> LatencyHistogram:
+        """One of :class:`Timings`' histograms (``next_prompt``, say) over the run (a new histogram)."""
+        merged = LatencyHistogram()
+        for second in self.series.values():
+            merged.merge(getattr(second, name))
         return merged
 
     def window(self, start: int, stop: int) -> SecondStats:

@@ -6,8 +6,15 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
 
 - ``bots``, ``hosts``, ``fleets``, ``duration_s``; ``hands``, ``actions``, ``hands_per_s``,
   ``actions_per_s`` (over the load, the wind-down excluded); ``latency_ms``: the **action round
-  trip**, what a player waits: from a bot writing an action to its result arriving, measured by the
-  bots (p50/p90/p95/p99/p999/min/max/mean);
+  trip**, what a player waits: from a bot's intended send time (its think over) to its action's
+  result arriving, measured by the bots (p50/p90/p95/p99/p999/min/max/mean), every action sent
+  (applied or not) and corrected for coordinated omission: what the thresholds check;
+  ``latency_uncorrected_ms`` the same without the correction, and ``latency_correction`` the
+  samples it filled in (``omitted``) and the actions timed that were not applied (``unapplied``)
+  (:class:`~tablestorm.sim.load.stats.Timings`; docs/scenarios.md, Latency under a stall);
+  ``next_prompt_ms`` and ``broadcast_ms`` (the same percentiles): what the other seats feel of an
+  action, from its event's server time to the next seat's YourTurn arriving, and to each other
+  seat receiving it (one-way across two clocks: docs/scenarios.md, Player latencies);
 - ``server_processing_ms``: the **server's processing time** of an action (validate, apply, fan
   out), the part of the round trip spent inside the table service, from the hosts' Prometheus
   histogram ``tablestorm_action_processing_seconds`` (``p50``, ``p99``, ``count``; bucket
@@ -17,9 +24,10 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   (:mod:`tablestorm.sim.bots.client.attribution`); ``protocol_violations``; ``timeouts``,
   ``timeouts_by_outcome`` (CLOCK-2), ``side_pots`` (BET-7), ``raise_caps`` (BET-2),
   ``hands_voided``; ``chips_start``, ``chips_end``, ``chips_conserved``; ``actions_by_kind``,
-  ``actions_by_bot``; ``by_game``: each game's ``hands``, ``actions``, ``latency_ms`` (``p50``,
-  ``p99``), ``timeouts``, ``side_pots``, ``raise_caps``, ``hands_voided``, counted by the same bots
-  at the same moments as the totals, so each sums over the games to its total (:class:`GameStats`);
+  ``actions_by_bot``; ``by_game``: each game's ``hands``, ``actions``, ``latency_ms``,
+  ``latency_uncorrected_ms``, ``next_prompt_ms`` and ``broadcast_ms`` (``p50``, ``p99``),
+  ``timeouts``, ``side_pots``, ``raise_caps``, ``hands_voided``, counted by the same bots at the
+  same moments as the totals, so each sums over the games to its total (:class:`GameStats`);
 - the run's facts (:class:`LoadRunFacts`): ``run`` (tablestorm version, command line, start time,
   machine: :func:`tablestorm.sim.reporting.meta.run_metadata`), ``scenario`` and ``scenario_resolved`` (every
   setting as it ran), ``stages_run``, ``warnings``, ``interrupted`` (the signal that stopped the
@@ -60,12 +68,19 @@ def latency_ms(hist: LatencyHistogram) -> dict[str, float | None]:
     return latency
 
 
+def _p50_p99_ms(hist: LatencyHistogram) -> dict[str, float | None]:
+    return {"p50": ms(hist.percentile(50.0)), "p99": ms(hist.percentile(99.0))}
+
+
 def game_summary(game: GameStats) -> dict[str, Any]:
     """One game's entry of ``by_game``: what its tables did, counted as the run's totals are."""
     return {
         "hands": game.hands,
         "actions": game.actions,
-        "latency_ms": {"p50": ms(game.latency.percentile(50.0)), "p99": ms(game.latency.percentile(99.0))},
+        "latency_ms": _p50_p99_ms(game.corrected()),
+        "latency_uncorrected_ms": _p50_p99_ms(game.measured()),
+        "next_prompt_ms": _p50_p99_ms(game.next_prompt),
+        "broadcast_ms": _p50_p99_ms(game.broadcast),
         "timeouts": game.timeouts,
         "side_pots": game.side_pots,
         "raise_caps": game.raise_caps,
@@ -109,6 +124,13 @@ def build_summary(
         "hands_per_s": round(hands / duration_s, 3) if duration_s > 0 else 0.0,
         "actions_per_s": round(actions / duration_s, 3) if duration_s > 0 else 0.0,
         "latency_ms": latency_ms(stats.latency()),
+        "latency_uncorrected_ms": latency_ms(stats.latency(corrected=False)),
+        "latency_correction": {
+            "omitted": sum(second.omitted.count for second in stats.series.values()),
+            "unapplied": sum(second.unapplied.count for second in stats.series.values()),
+        },
+        "next_prompt_ms": latency_ms(stats.over_run("next_prompt")),
+        "broadcast_ms": latency_ms(stats.over_run("broadcast")),
         "errors": errors,
         "errors_total": sum(errors.values()),
         "chaos_errors": chaos,

@@ -8,6 +8,8 @@ metric                        summary value                                     
 ============================  ==================================================  =========
 p50_ms p90_ms p95_ms p99_ms   latency_ms.p50 / .p90 / .p95 / .p99                 number
 p999_ms max_ms mean_ms        latency_ms.p999 / .max / .mean                      number
+next_prompt_p50_ms, _p99_ms   next_prompt_ms.p50 / .p99                           number
+broadcast_p50_ms, _p99_ms     broadcast_ms.p50 / .p99                             number
 errors, errors_total          errors_total (errors of every kind)                 number
 unexpected_errors             unexpected_errors_total (those chaos did not cause) number
 chaos_errors                  chaos_errors_total (those the run's chaos caused)   number
@@ -20,6 +22,11 @@ protocol_violations           protocol_violations                               
 bots, duration_s              bots, duration_s                                    number
 chips_conserved               chips_conserved                                     true/false
 ============================  ==================================================  =========
+
+The ``p*_ms``, ``max_ms`` and ``mean_ms`` metrics are the action round trip corrected for
+coordinated omission (summary.json's ``latency_ms``; the uncorrected figures are beside, in
+``latency_uncorrected_ms``: see :class:`tablestorm.sim.load.stats.Timings`); ``next_prompt_*`` and
+``broadcast_*`` the latencies the other seats feel.
 
 A threshold whose value is missing from the summary (no latencies recorded, chips not counted)
 fails: a criterion that could not be checked has not been met.
@@ -43,6 +50,10 @@ METRICS: Final[dict[str, tuple[tuple[str, ...], type]]] = {
     "p999_ms": (("latency_ms", "p999"), float),
     "max_ms": (("latency_ms", "max"), float),
     "mean_ms": (("latency_ms", "mean"), float),
+    "next_prompt_p50_ms": (("next_prompt_ms", "p50"), float),
+    "next_prompt_p99_ms": (("next_prompt_ms", "p99"), float),
+    "broadcast_p50_ms": (("broadcast_ms", "p50"), float),
+    "broadcast_p99_ms": (("broadcast_ms", "p99"), float),
     "errors": (("errors_total",), float),
     "errors_total": (("errors_total",), float),
     "unexpected_errors": (("unexpected_errors_total",), float),

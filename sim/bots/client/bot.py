@@ -40,7 +40,7 @@ from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.client.config import Assignment, BotConfig, Resolver
 from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
 from tablestorm.sim.bots.client.protocol import KIND_NUMBERS
-from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, Referee, Turn
+from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, LOST, Referee, Turn
 from tablestorm.sim.bots.client.tally import Return, Tally
 from tablestorm.sim.bots.client.tracker import REBUY, SIT_IN, HandTracker
 from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, token_metadata
@@ -513,6 +513,8 @@ class Bot:
             self._on_welcome(referee.welcomed)
         if referee.settled:
             self._settle()
+        if referee.broadcasts:
+            self._time_broadcasts()
         if referee.clock_outcomes:
             for outcome in referee.clock_outcomes:
                 self._stats.timeout(outcome, tracker.game)
@@ -538,18 +540,33 @@ class Bot:
         self._answered()
 
     def _settle(self) -> None:
-        """Count what the server answered to the bot's actions."""
+        """Count what became of the bot's actions. Each applied or unapplied one is timed from its
+        intended send time (see :meth:`_on_turn`), its table's pace the bot's mean think time
+        (docs/scenarios.md, Latency under a stall)."""
         stats, now, game = self._stats, self._now(), self._tracker.game
-        for action, sent, code, _ in self._referee.settled:
+        clock, pace = time.perf_counter(), self.think.mean
+        for action, intended, code, _ in self._referee.settled:
             if code == ACCEPTED:
-                stats.action(time.perf_counter() - sent, action.kind, self.kind, now, game)
+                stats.action(clock - intended, action.kind, self.kind, now, game, pace)
                 self._tally.acted_kinds.add(self.kind)
-            elif code == LATE:
-                self._tally.late_actions += 1
+            elif code in (LATE, LOST):
+                stats.unapplied(clock - intended, now, game, pace)
+                if code == LATE:
+                    self._tally.late_actions += 1
             else:
                 status = STATUS_BY_NUMBER.get(code)
                 self._error(str(code) if status is None else status)
         self._referee.settled.clear()
+
+    def _time_broadcasts(self) -> None:
+        """Time the other seats' actions just received against their events' server times (0 from
+        a server that does not stamp them: not timed); docs/scenarios.md, Player latencies."""
+        stats, now, game = self._stats, self._now(), self._tracker.game
+        clock_us = time.time() * 1e6
+        for server_us in self._referee.broadcasts:
+            if server_us:
+                stats.delivered((clock_us - server_us) / 1e6, now, game)
+        self._referee.broadcasts.clear()
 
     def _count_hands(self) -> None:
         stats, tally, game = self._stats, self._tally, self._tracker.game
@@ -574,8 +591,10 @@ class Bot:
     # ----------------------------------------------------------------- turns
 
     def _on_turn(self) -> None:
-        turn = self._referee.turn
+        turn, acted_us = self._referee.turn, self._referee.prompted_after
         assert turn is not None
+        if acted_us:
+            self._stats.prompted(time.time() - acted_us / 1e6, self._now(), self._tracker.game)
         self._cancel_think()
         if self._turn_hook is not None:
             self._turn_hook()
@@ -587,25 +606,29 @@ class Bot:
         if action is None:
             self._tally.slept += 1
             return
+        # The intended send time: when the think is over. A send the fleet's loop delays, or one
+        # held up by the stream, is timed from it all the same.
         delay = self.think.sample(self.rng)
+        intended = time.perf_counter() + delay
         if delay > 0:
-            self._act_handle = asyncio.get_running_loop().call_later(delay, self._send, action, turn)
+            self._act_handle = asyncio.get_running_loop().call_later(delay, self._send, action, turn, intended)
         else:
-            self._send(action, turn)
+            self._send(action, turn, intended)
 
     def _leave_turn(self) -> None:
         """A stopping bot's answer to an open turn: check or fold now (unless it leaves idle)."""
         turn = self._referee.turn
         if turn is not None and not self._referee.in_flight and not self._config.leave_idle:
-            self._send(leaving_action(turn.legal), turn)
+            self._send(leaving_action(turn.legal), turn, time.perf_counter())
 
     def _cancel_think(self) -> None:
         if self._act_handle is not None:
             self._act_handle.cancel()
             self._act_handle = None
 
-    def _send(self, action: Action, turn: Turn) -> None:
-        """Send ``action`` for ``turn``, unless the turn went away while the bot thought."""
+    def _send(self, action: Action, turn: Turn, intended: float) -> None:
+        """Send ``action`` for ``turn``, unless the turn went away while the bot thought; its latency
+        counts from ``intended`` (``time.perf_counter()``)."""
         self._act_handle = None
         call, referee = self._call, self._referee
         if call is None or referee.turn is not turn or referee.in_flight:
@@ -620,7 +643,7 @@ class Bot:
             turn_seq=turn.seq,
         )
         hand = self._tracker.hand
-        referee.sent(action_id, action, time.perf_counter(), tuple(hand.down) if hand is not None else ())
+        referee.sent(action_id, action, intended, tuple(hand.down) if hand is not None else ())
         written = call.write(pb.ClientMessage(act=request))
         if written is not None:
             self._background(written)

@@ -43,7 +43,7 @@ from tablestorm.sim.bots.client.protocol import HIDDEN, KIND_NAMES, OUTCOME_NAME
 from tablestorm.sim.bots.strategies import MONEY_KINDS, Action, Legal, is_allowed
 from tablestorm.sim.load.stats import TIMEOUT_OUTCOMES
 
-__all__ = ["ACCEPTED", "LATE", "Follower", "Referee", "Settled", "Turn", "Violations"]
+__all__ = ["ACCEPTED", "LATE", "LOST", "Follower", "Referee", "Settled", "Turn", "Violations"]
 
 Violations = tuple[str, ...]
 _NONE: Final[Violations] = ()
@@ -51,6 +51,9 @@ ACCEPTED: Final = 0
 """Settled.code of an applied action (the gRPC status number of OK)."""
 LATE: Final = -1
 """Settled.code of an action refused because the clock or the hand's end came first."""
+LOST: Final = -2
+"""Settled.code of an action sent on a stream that ended before its result: the next stream shows it
+was never applied (the turn offered again, taken by the clock, the hand over, or a join afresh)."""
 _FAILED_PRECONDITION: Final = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 _CLOCK_FOLLOW_UP: Final = {"check": "check", "fold": "fold", "bring_in": "bring_in", "stand_pat": "draw"}
 """The Acted (or Drew) kind the engine reports after each CLOCK-2 outcome (all-in reports none)."""
@@ -77,8 +80,9 @@ class Turn(NamedTuple):
 
 
 class Settled(NamedTuple):
-    """An action of the bot's that the server answered: ``code`` is ACCEPTED, LATE or the refusal's
-    gRPC status number (not FAILED_PRECONDITION: refusing a legal action is a violation)."""
+    """An action of the bot's whose fate is known: ``code`` is ACCEPTED, LATE, LOST or the refusal's
+    gRPC status number (not FAILED_PRECONDITION: refusing a legal action is a violation). ``sent`` is
+    what the bot gave :meth:`Referee.sent`."""
 
     action: Action
     sent: float
@@ -102,6 +106,7 @@ class Referee:
     """The checks of one seat's stream (see the module docstring)."""
 
     __slots__ = (
+        "_acted_at",
         "_away",
         "_clock_acted",
         "_ended_hand",
@@ -113,14 +118,17 @@ class Referee:
         "_inherited_until",
         "_last_hand",
         "_late",
+        "_orphan",
         "_pending",
         "_rejections",
         "_takeover",
         "_total",
         "_welcome_seq",
+        "broadcasts",
         "clock_outcomes",
         "hand_over",
         "last_seq",
+        "prompted_after",
         "resuming",
         "seat",
         "settled",
@@ -150,6 +158,8 @@ class Referee:
         """Sum of its starting stacks: the final stacks must add up to it (BET-7)."""
         self._fixed_limit = True
         self._pending: dict[str, _Pending] = {}
+        self._orphan: _Pending | None = None
+        """The action in flight when a stream ended: settled by what the next stream shows of it."""
         self._late: set[str] = set()
         """Pending action ids whose turn the clock (or the hand's end) took first."""
         self._rejections: list[pb.ActResult] = []
@@ -172,6 +182,12 @@ class Referee:
         """Actions answered since the bot last took them."""
         self.clock_outcomes: list[str] = []
         """CLOCK-2 outcomes for this seat since the bot last took them."""
+        self._acted_at = 0
+        """Server time (Unix µs) of the last action applied in the running hand, 0: none live."""
+        self.broadcasts: list[int] = []
+        """Server times (Unix µs) of other seats' actions received live since the bot last took them."""
+        self.prompted_after = 0
+        """Server time of the action the turn the last message opened followed (0: none live)."""
 
     @property
     def in_flight(self) -> bool:
@@ -195,10 +211,21 @@ class Referee:
     def stream_closed(self) -> None:
         """The stream ended: its results will never come, its turn is gone (a resumed stream offers
         it again). An action sent just before may still have been applied: it stays in flight, so
-        that its Acted in the resumed stream's replay is recognised as the seat's own."""
+        that its Acted in the resumed stream's replay is recognised as the seat's own, and is
+        settled then (ACCEPTED) or once the next stream shows it never was (LOST)."""
         self.turn = None
+        inflight = self._inflight
+        if inflight is not None:
+            self._orphan = next((p for p in self._pending.values() if p.action is inflight), self._orphan)
         self._pending.clear()
         self._late.clear()
+
+    def _settle_orphan(self, code: int) -> None:
+        """The fate of the action a closed stream left in flight is known (see :meth:`stream_closed`)."""
+        orphan = self._orphan
+        if orphan is not None:
+            self._orphan = None
+            self.settled.append(Settled(orphan.action, orphan.sent, code, ""))
 
     def forget(self) -> None:
         """The server never had the seq resumed from (a new host): the next stream joins afresh."""
@@ -213,6 +240,7 @@ class Referee:
         found = self._found
         self.turn_opened = self.hand_over = False
         self.welcomed = None
+        self.prompted_after = 0
         if message.HasField("welcome"):
             welcome = self.welcomed = message.welcome
             self._welcome(welcome)
@@ -253,6 +281,7 @@ class Referee:
         if 1 <= self.seat <= len(table.seats):
             self._away = table.seats[self.seat - 1].status == pb.SEAT_STATUS_SITTING_OUT
         if not self.continues(welcome):
+            self._settle_orphan(LOST)
             self.last_seq = None
             self._hand = self._total = 0
             # A running hand is replayed from its HandStarted (after a gap: unknown).
@@ -316,8 +345,13 @@ class Referee:
                 found.append(f"seat {dealt.seat}'s down cards visible in hand {event.hand_number}")
         elif kind == "acted":
             acted = event.acted
-            if acted.seat == self.seat and self._hand:
-                self._own_acted(acted, seq)
+            if acted.seat == self.seat:
+                if self._hand:
+                    self._own_acted(acted, seq)
+            elif seq > self._welcome_seq:
+                self.broadcasts.append(event.server_time_us)
+            if seq > self._welcome_seq:
+                self._acted_at = event.server_time_us
         elif kind == "hand_started":
             self._started(event)
         elif kind == "hand_ended":
@@ -331,6 +365,10 @@ class Referee:
                 self._timed_out(timed_out.outcome)
         elif kind == "drew":
             self._drew(event.drew, event.hand_number, seq)
+            if seq > self._welcome_seq:
+                self._acted_at = event.server_time_us
+                if event.drew.seat != self.seat:
+                    self.broadcasts.append(event.server_time_us)
         elif kind == "hand_voided":
             self._hand_done(event.hand_number)
         elif kind == "seat_changed":
@@ -346,6 +384,7 @@ class Referee:
         if self._last_hand and number != self._last_hand + 1:
             self._found.append(f"hand {number} started after hand {self._last_hand}")
         self._last_hand = self._hand = number
+        self._acted_at = 0
         self._total = sum(started.stacks)
         self._in_hand = self.seat in started.seats
 
@@ -357,6 +396,7 @@ class Referee:
         self.hand_over = True
         self.turn = None
         self._late.update(self._pending)
+        self._settle_orphan(LOST)
         self._inflight = None
         self._clock_acted = ""
 
@@ -368,6 +408,7 @@ class Referee:
             self._found.append(f"timeout with outcome {outcome}")
         self.turn = None
         self._late.update(self._pending)
+        self._settle_orphan(LOST)
         self._inflight = None
         self._clock_acted = _CLOCK_FOLLOW_UP.get(name, "")
 
@@ -382,6 +423,8 @@ class Referee:
         if inflight is not None:
             self._inflight = None
             self.turn = None
+            if self._orphan is not None and self._orphan.action is inflight:
+                self._settle_orphan(ACCEPTED)
             if kind != inflight.kind:
                 self._found.append(f"sent {inflight.kind}, the server applied {kind}")
             elif kind in MONEY_KINDS and kind != "bring_in" and acted.to != inflight.amount:
@@ -404,6 +447,8 @@ class Referee:
         if inflight is not None:
             self._inflight = None
             self.turn = None
+            if self._orphan is not None and self._orphan.action is inflight:
+                self._settle_orphan(ACCEPTED)
             if inflight.kind != "draw" or sorted(inflight.discard) != sorted(discarded):
                 found.append(f"sent {inflight}, the server drew {list(discarded)}")
         elif self._clock_acted == "draw" and not discarded:
@@ -427,6 +472,8 @@ class Referee:
             self._found.append(f"YourTurn in hand {number} offers {legal}")
             return
         # A new turn: whatever was in flight before it was applied (and seen) or never will be.
+        self._settle_orphan(LOST)
         self._inflight = None
+        self.prompted_after, self._acted_at = self._acted_at, 0
         self.turn = Turn(turn.seq, number, legal)
         self.turn_opened = True
