@@ -154,8 +154,8 @@ def test_report_html_is_self_contained_and_complete() -> None:
         assert f"<td>{kind}</td>" in page
     cells = '<td class="n">'
     stud = f'<span class="swatch" style="background:{GAME_COLOURS["7stud"]}"></span>Seven Card Stud'
-    assert (f"<tr><td>{stud}</td>{cells}3</td>{cells}98</td>{cells}5 ms</td>{cells}5 ms</td>{cells}1</td>"
-            f"{cells}3</td>{cells}0</td>{cells}1</td></tr>") in page
+    assert (f"<tr><td>{stud}</td>{cells}3</td>{cells}98</td>{cells}5 ms</td>{cells}5 ms</td>{cells}–</td>"
+            f"{cells}–</td>{cells}1</td>{cells}3</td>{cells}0</td>{cells}1</td></tr>") in page
     assert "<td>7stud</td>" not in page and "Seven-to-Ace Five Card Draw</td>" in page
 
 
@@ -328,6 +328,9 @@ def test_the_other_seats_latencies_in_the_summary_live_view_and_report() -> None
     assert "next_prompt_p99_ms=150.00 broadcast_p99_ms=120.00 " in render_line(snap)
     page = render_html(summary, stats)
     assert "p99 next prompt" in page and "p99 broadcast" in page and "what the other seats feel" in page
+    cells = '<td class="n">{}</td>'.format
+    assert "Seven Card Stud</td>" + "".join(map(cells, ("3", "98", "5 ms", "5 ms", "150 ms", "120 ms"))) in page
+    assert "Five Card Draw</td>" + "".join(map(cells, ("1", "2", "200 ms", "200 ms", "–", "–"))) in page
 
 
 def test_live_view_prints_a_line_every_n_seconds_when_not_a_tty() -> None:

@@ -371,12 +371,13 @@ def render_html(
     by_game = summary.get("by_game", {})
     game_rows = (
         [game(code), fmt(g["hands"]), fmt(g["actions"]), fmt(g["latency_ms"]["p50"], "ms"),
-         fmt(g["latency_ms"]["p99"], "ms"), fmt(g["timeouts"]), fmt(g["side_pots"]), fmt(g["raise_caps"]),
-         fmt(g["hands_voided"])]
+         fmt(g["latency_ms"]["p99"], "ms"), fmt(g["next_prompt_ms"]["p99"], "ms"), fmt(g["broadcast_ms"]["p99"], "ms"),
+         fmt(g["timeouts"]), fmt(g["side_pots"]), fmt(g["raise_caps"]), fmt(g["hands_voided"])]
         for code, g in by_game.items()
     )
     by_game_html = "<h2>By game</h2>" + table(
-        ["game", "hands", "actions", "p50", "p99", "timeouts", "side pots", "raise caps", "voided"], game_rows,
+        ["game", "hands", "actions", "p50", "p99", "p99 next prompt", "p99 broadcast", "timeouts", "side pots",
+         "raise caps", "voided"], game_rows,
     ) if by_game else ""
     tables = [
         table(["run", ""], overview_rows),
