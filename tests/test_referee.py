@@ -399,6 +399,9 @@ def test_other_seats_actions_and_the_prompt_after_an_action_carry_its_server_tim
     assert referee.check(turn(5)) == () and referee.prompted_after == 0, "no action since the last prompt"
     assert feed(referee, [events(ended(6, (100, 100)), started(7, hand=2, stacks=(100, 100))), turn(7, hand=2)]) == []
     assert referee.prompted_after == 0, "a hand's first turn follows no action of it"
+    capped = event(8, timed_out=pb.TimedOut(seat=2, outcome=pb.TIMEOUT_OUTCOME_ALL_IN), server_time_us=3_000)
+    assert feed(referee, [events(capped), turn(8, hand=2)]) == []
+    assert referee.prompted_after == 3_000, "the clock's action, with no Acted after it (CLOCK-2's all-in cap)"
 
     replayed = Referee(SEAT)
     assert feed(replayed, [welcome(last_seq=4, hand_number=1, hand_running=True),

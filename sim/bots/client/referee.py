@@ -363,6 +363,8 @@ class Referee:
             timed_out = event.timed_out
             if timed_out.seat == self.seat:
                 self._timed_out(timed_out.outcome)
+            if seq > self._welcome_seq:  # the clock acted: CLOCK-2's all-in cap has no Acted after it
+                self._acted_at = event.server_time_us
         elif kind == "drew":
             self._drew(event.drew, event.hand_number, seq)
             if seq > self._welcome_seq:
