@@ -34,7 +34,7 @@ from tablestorm.sim.load.scenario import from_mapping
 
 FREEZE_S = 5.0
 THINK = Distribution("uniform", 0.01, 0.005, 0.015)
-"""A mean think of 20 ms: 24 eight-seat tables then play about 1,000 actions/s on this machine."""
+"""A mean think of 10 ms (5-15): 32 eight-seat tables then play about 1,000 actions/s on this machine."""
 
 
 @pytest.mark.slow
