@@ -49,7 +49,8 @@ class Replay(Generic[T]):
         self, number: int, public: Sequence[pb.Event], private: dict[int, Stream]
     ) -> HandRecord:
         """Replay hand ``number``: the spectator's ``public`` events must be the engine's public
-        view of it, and every seat's stream exactly that seat's view. Returns the engine's record."""
+        view of it, and every seat's stream exactly that seat's view, each event stamped with the time
+        the server published it. Returns the engine's record."""
         served = hand_events(public, number)
         table = self.table
         hand = self.deal()
@@ -66,8 +67,9 @@ class Replay(Generic[T]):
             for event in new:
                 assert position < len(served), f"hand {number}: the engine has more events: {event}"
                 got = served[position]
-                want = convert.event_to_proto(view(event, None), seats, seq=got.seq, hand_number=number)
-                assert got == want, (number, position, got, want)
+                want = convert.event_to_proto(view(event, None), seats, seq=got.seq, hand_number=number,
+                                              server_time_us=got.server_time_us)
+                assert got == want and got.server_time_us > 0, (number, position, got, want)
                 position += 1
 
         compare(list(hand.events))
@@ -98,8 +100,9 @@ class Replay(Generic[T]):
                 mine = hand_events(private[seat].events, number)
                 assert len(mine) == len(record.events), (number, seat)
                 want_events = [
-                    convert.event_to_proto(e, record.seats, seq=got.seq, hand_number=number)
+                    convert.event_to_proto(e, record.seats, seq=got.seq, hand_number=number,
+                                           server_time_us=got.server_time_us)
                     for e, got in zip(views(record.events, index), mine, strict=True)
                 ]
-                assert mine == want_events, (number, seat)
+                assert mine == want_events and all(got.server_time_us > 0 for got in mine), (number, seat)
         return record
