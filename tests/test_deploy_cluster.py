@@ -28,10 +28,10 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import jsonschema
 import pytest
 import yaml
 from dockerfile_parse import DockerfileParser  # type: ignore[import-untyped]
+from support.kuberay import errors
 
 from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.cluster.nodes import FLEET_RESOURCE, METRICS_PORT_ENV, TABLE_HOST_RESOURCE
@@ -43,9 +43,6 @@ KUBERAY = ROOT / "deploy" / "kuberay"
 IMAGE = ROOT / "deploy" / "image"
 GRAFANA = ROOT / "deploy" / "grafana"
 PROMETHEUS = ROOT / "deploy" / "prometheus"
-CRDS = next((p / "shared" / "kuberay" for p in ROOT.parents if (p / "shared" / "kuberay").is_dir()),
-            ROOT.parent / "shared" / "kuberay")
-"""The team's shared/ lies beside the repository (CI's clone) or above it (a worktree)."""
 WORKDIR = PurePosixPath("/app")
 """The image's working directory: it holds the repository's sim/**/*.yaml at the same paths."""
 
@@ -81,35 +78,6 @@ def build_args() -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- the CRD schemas
-
-
-def strict(schema: Any) -> Any:
-    """The schema with unknown fields refused wherever it lists the fields (kubectl --validate=strict)."""
-    if isinstance(schema, dict):
-        schema = {key: strict(value) for key, value in schema.items()}
-        if ("properties" in schema and "additionalProperties" not in schema
-                and not schema.get("x-kubernetes-preserve-unknown-fields")):
-            schema["additionalProperties"] = False
-        return schema
-    if isinstance(schema, list):
-        return [strict(item) for item in schema]
-    return schema
-
-
-@functools.cache
-def crd_schema(kind: str) -> dict[str, Any]:
-    path = CRDS / f"ray.io_{kind}.yaml"
-    if not path.exists():
-        pytest.skip(f"{path} is missing (the KubeRay CRDs are reference data in shared/kuberay)")
-    crd = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 1-2 MB each
-    (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
-    schema: dict[str, Any] = strict(version["schema"]["openAPIV3Schema"])
-    return schema
-
-
-def errors(kind: str, document: dict[str, Any]) -> list[str]:
-    validator = jsonschema.Draft7Validator(crd_schema(kind))
-    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
 
 
 @pytest.mark.parametrize(("name", "kind"), [
