@@ -40,7 +40,7 @@ import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -50,6 +50,10 @@ sys.path.insert(0, str(ROOT))
 from tablestorm.services.api import table_service_pb2 as pb  # noqa: E402
 from tablestorm.services.api import table_service_pb2_grpc as rpc  # noqa: E402
 from tablestorm.services.rpc.gc_policy import tune_for_latency  # noqa: E402
+from tablestorm.sim.bots.client.transport import token_metadata  # noqa: E402
+
+if TYPE_CHECKING:
+    from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
 
 SEATS = 8
 BOTS_PER_CHANNEL = 250
@@ -146,7 +150,7 @@ def choose(turn: pb.YourTurn, rng: random.Random) -> pb.ActRequest:
 class Bot:
     def __init__(
         self,
-        stub: rpc.TableServiceStub,
+        stub: TableServiceAsyncStub,
         table_id: str,
         seat: int,
         token: str,
@@ -157,7 +161,7 @@ class Bot:
         self.stub = stub
         self.table_id = table_id
         self.seat = seat
-        self.metadata = (("x-seat-token", token),)
+        self.metadata = token_metadata(token)
         self.window = window
         self.think = think  # shared, so the driver can change it between windows
         self.rng = random.Random(seed)
@@ -173,7 +177,7 @@ class Bot:
         call = self.call = self.stub.Play(metadata=self.metadata)
         await call.write(pb.ClientMessage(hello=pb.Hello(table_id=self.table_id, seat=self.seat)))
         welcome = await call.read()
-        if welcome is grpc.aio.EOF or not welcome.HasField("welcome"):
+        if not isinstance(welcome, pb.ServerMessage) or not welcome.HasField("welcome"):  # EOF: ended
             raise RuntimeError(f"seat {self.seat}@{self.table_id}: no welcome")
         self.first = welcome
 

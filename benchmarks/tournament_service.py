@@ -34,6 +34,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
@@ -44,6 +45,10 @@ from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.sim.bots.client.transport import token_metadata
+
+if TYPE_CHECKING:
+    from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 STAKES = pb.Stakes(ante=1, bring_in=2, small_bet=4, big_bet=8)
@@ -73,10 +78,10 @@ def hands_finished(metrics_ports: list[int], kind: str) -> float:
 
 
 async def play(
-    stub: rpc.TableServiceStub, table_id: str, seat: int, token: str, resume: int, rng: random.Random
+    stub: TableServiceAsyncStub, table_id: str, seat: int, token: str, resume: int, rng: random.Random
 ) -> None:
     """Play one seat with random legal actions until its stream ends."""
-    call = stub.Play(metadata=(("x-seat-token", token),))
+    call = stub.Play(metadata=token_metadata(token))
     with contextlib.suppress(grpc.aio.AioRpcError):
         await call.write(pb.ClientMessage(hello=pb.Hello(table_id=table_id, seat=seat, resume_after_seq=resume)))
         count = 0
