@@ -448,13 +448,13 @@ def test_next_prompt_and_broadcast_per_second_and_game_with_skew_counted_as_zero
     stats.prompted(0.004, 1.2, "7stud")
     stats.delivered(0.001, 1.2, "7stud")
     stats.delivered(-0.002, 2.5, "5stud")  # a fleet whose clock is ahead of the server's
-    assert stats.over_run("next_prompt") == histogram([0.004]) == stats.games["7stud"].next_prompt
-    assert stats.over_run("broadcast") == histogram([0.001, 0.0])
+    assert stats.over_run().next_prompt == histogram([0.004]) == stats.games["7stud"].next_prompt
+    assert stats.over_run().broadcast == histogram([0.001, 0.0])
     assert stats.series[2].broadcast == stats.games["5stud"].broadcast == histogram([0.0])
     assert stats.actions == 0 and stats.latency().count == 0, "neither is an action of the seat's own"
     shipped = RunStats.from_dict(json.loads(json.dumps(stats.to_dict())))
-    assert shipped == stats and shipped.over_run("broadcast") == stats.over_run("broadcast")
+    assert shipped == stats and shipped.over_run().broadcast == stats.over_run().broadcast
     doubled = RunStats()
     doubled.merge(shipped)
     doubled.merge(stats)
-    assert doubled.over_run("next_prompt").count == 2 and doubled.games["5stud"].broadcast.count == 2
+    assert doubled.over_run().next_prompt.count == 2 and doubled.games["5stud"].broadcast.count == 2

@@ -525,11 +525,6 @@ class GameStats(Timings):
     __hash__ = None  # type: ignore[assignment]  # mutable
 
 
-def _fill_in(latency_s: float, expected_interval_s: float, *into: Timings) -> None:
-    for timings in into:
-        timings.omitted.record_omitted(latency_s, expected_interval_s)
-
-
 UNKNOWN_GAME: Final = ""
 """The game of a count whose caller does not say which (a test of other counters): a load run's
 bots always know their table's game, so a run's breakdown never shows it."""
@@ -596,11 +591,7 @@ class RunStats:
         ``expected_interval_s`` is the pace the bot's table would have kept had it not been blocked
         (the bot's mean think time): a latency of two intervals or more fills in the samples it kept
         from being taken (:meth:`LatencyHistogram.record_omitted`)."""
-        second, counts = self._second(now), self.game(game)
-        second.latency.record(latency_s)
-        counts.latency.record(latency_s)
-        if latency_s >= 2.0 * expected_interval_s > 0.0:
-            _fill_in(latency_s, expected_interval_s, second, counts)
+        self._time("latency", latency_s, now, game, expected_interval_s)
         by_kind = self.actions_by_kind
         by_kind[kind] = by_kind.get(kind, 0) + 1
         by_bot = self.actions_by_bot
@@ -611,11 +602,7 @@ class RunStats:
     ) -> None:
         """Count the latency of one action sent and not applied (refused as too late, lost with its
         stream), to when its fate became known; corrected as :meth:`action` does. It is not an action."""
-        second, counts = self._second(now), self.game(game)
-        second.unapplied.record(latency_s)
-        counts.unapplied.record(latency_s)
-        if latency_s >= 2.0 * expected_interval_s > 0.0:
-            _fill_in(latency_s, expected_interval_s, second, counts)
+        self._time("unapplied", latency_s, now, game, expected_interval_s)
 
     def prompted(self, latency_s: float, now: float, game: str = UNKNOWN_GAME) -> None:
         """Count one next-prompt latency (see :attr:`Timings.next_prompt` and :meth:`_one_way`)."""
@@ -628,9 +615,15 @@ class RunStats:
     def _one_way(self, name: str, latency_s: float, now: float, game: str) -> None:
         """Count a latency measured across two clocks into histogram ``name`` of its second and game:
         one that comes out below 0 (the clocks' skew) is counted as 0."""
-        latency_s = max(latency_s, 0.0)
-        getattr(self._second(now), name).record(latency_s)
-        getattr(self.game(game), name).record(latency_s)
+        self._time(name, max(latency_s, 0.0), now, game, 0.0)
+
+    def _time(self, name: str, latency_s: float, now: float, game: str, expected_interval_s: float) -> None:
+        """Count a latency into :class:`Timings` histogram ``name`` of its second and of its game,
+        with the samples it kept from being taken at ``expected_interval_s`` (0: none known)."""
+        for timings in (self._second(now), self.game(game)):
+            getattr(timings, name).record(latency_s)
+            if latency_s >= 2.0 * expected_interval_s > 0.0:
+                timings.omitted.record_omitted(latency_s, expected_interval_s)
 
     def hand(self, now: float, *, side_pots: int = 0, raise_caps: int = 0, game: str = UNKNOWN_GAME) -> None:
         """Count one finished hand with the side pots it formed and the rounds that hit the raise cap."""
@@ -726,19 +719,14 @@ class RunStats:
     def latency(self, *, corrected: bool = True) -> LatencyHistogram:
         """Latencies of all actions of the run, corrected (the default) or as measured (a new
         histogram merged from the series: see :class:`Timings`)."""
-        merged = LatencyHistogram()
-        for second in self.series.values():
-            merged.merge(second.latency)
-            merged.merge(second.unapplied)
-            if corrected:
-                merged.merge(second.omitted)
-        return merged
+        run = self.over_run()
+        return run.corrected() if corrected else run.measured()
 
-    def over_run(self, name: str) -> LatencyHistogram:
-        """One of :class:`Timings`' histograms (``next_prompt``, say) over the run (a new histogram)."""
-        merged = LatencyHistogram()
+    def over_run(self) -> SecondStats:
+        """Every second of the run merged into one (a new SecondStats)."""
+        merged = SecondStats()
         for second in self.series.values():
-            merged.merge(getattr(second, name))
+            merged.merge(second)
         return merged
 
     def window(self, start: int, stop: int) -> SecondStats:

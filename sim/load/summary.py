@@ -110,6 +110,7 @@ def build_summary(
     count is unknown, so a ``chips_conserved==true`` threshold then fails rather than passes.
     """
     hands, actions = stats.hands, stats.actions
+    totals = stats.over_run()
     errors, chaos, unexpected = (
         dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
         for counts in (stats.errors, stats.chaos_errors, stats.unexpected_errors)
@@ -123,14 +124,11 @@ def build_summary(
         "actions": actions,
         "hands_per_s": round(hands / duration_s, 3) if duration_s > 0 else 0.0,
         "actions_per_s": round(actions / duration_s, 3) if duration_s > 0 else 0.0,
-        "latency_ms": latency_ms(stats.latency()),
-        "latency_uncorrected_ms": latency_ms(stats.latency(corrected=False)),
-        "latency_correction": {
-            "omitted": sum(second.omitted.count for second in stats.series.values()),
-            "unapplied": sum(second.unapplied.count for second in stats.series.values()),
-        },
-        "next_prompt_ms": latency_ms(stats.over_run("next_prompt")),
-        "broadcast_ms": latency_ms(stats.over_run("broadcast")),
+        "latency_ms": latency_ms(totals.corrected()),
+        "latency_uncorrected_ms": latency_ms(totals.measured()),
+        "latency_correction": {"omitted": totals.omitted.count, "unapplied": totals.unapplied.count},
+        "next_prompt_ms": latency_ms(totals.next_prompt),
+        "broadcast_ms": latency_ms(totals.broadcast),
         "errors": errors,
         "errors_total": sum(errors.values()),
         "chaos_errors": chaos,
