@@ -1,12 +1,13 @@
 """What the load generator costs: CPU seconds per 1,000 actions in a bot fleet and in the table host.
 
-    .venv/bin/python benchmarks/fleet_cost.py [--bots 400] [--think 0] [--duration 20] [--runs 3] [--profile DIR]
+    .venv/bin/python benchmarks/fleet_cost.py [--bots 400] [--seats 8] [--think 0] [--duration 20] [--runs 3]
+        [--profile DIR]
 
 A load tool is worth most when a small generator saturates a large server, so the figure of merit
 is how many actions one fleet core drives for each action one host core serves. Each run starts two
 real processes on 127.0.0.1: a table server (``tablestorm serve``) and a fleet process holding one
 :class:`tablestorm.sim.bots.Fleet` (the bots of ``tablestorm load``, referee and all) with ``--bots`` bots at
-zero think time (or ``--think`` seconds), seated 8 to a Seven Card Stud table, playing the kinds
+zero think time (or ``--think`` seconds), seated 8 (or ``--seats``) to a Seven Card Stud table, playing the kinds
 that never stall a table (no sleepers). At zero think the host is saturated and its queueing sets
 the round trip; a think time that keeps both sides below a core compares latencies at one load.
 After a warm-up the fleet process measures, for ``--duration`` seconds:
@@ -17,10 +18,12 @@ After a warm-up the fleet process measures, for ``--duration`` seconds:
 
 It prints, per run and as the median of ``--runs`` runs, CPU seconds per 1,000 actions of each side
 and ``host_per_fleet``: host CPU per action over fleet CPU per action, the number of actions a fleet
-core drives while a host core serves one (the target is at least 2). Both processes use the same
+core drives while a host core serves one (the target is at least 2). Every action goes out to each
+seat of its table, so runs at two ``--seats`` tell a host's cost per action from its cost per seat
+that hears it (the fan-out). Both processes use the same
 garbage-collector policy as in a load run (``tablestorm.services.rpc.gc_policy``), so a collection pause is
-billed to neither side by mistake. ``--profile DIR`` records the fleet process with py-spy (collapsed
-stacks, one file per run: grep them, or open them in speedscope). The last line printed is one JSON
+billed to neither side by mistake. ``--profile DIR`` records both processes with py-spy (collapsed
+stacks, one file per process and run: grep them, or open them in speedscope). The last line printed is one JSON
 object.
 """
 
@@ -68,14 +71,16 @@ async def fleet_main(args: argparse.Namespace) -> None:
     from tablestorm.sim.distributions import Distribution
 
     options = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), clock_seconds=CLOCK_SECONDS)
-    tables = -(-args.bots // SEATS)
+    tables = -(-args.bots // args.seats)
     async with grpc.aio.insecure_channel(args.target) as channel:
         stub = rpc.TableServiceStub(channel)
         for table in range(tables):
             await stub.CreateTable(pb.CreateTableRequest(table_id=f"t{table}", options=options, seed=table))
     think = Distribution("fixed", args.think)
     assignments = [
-        Assignment(args.target, f"t{k // SEATS}", k % SEATS + 1, f"p{k}", KINDS[k % len(KINDS)], think, seed=k)
+        Assignment(
+            args.target, f"t{k // args.seats}", k % args.seats + 1, f"p{k}", KINDS[k % len(KINDS)], think, seed=k
+        )
         for k in range(args.bots)
     ]
     # A host saturated by the bots already playing welcomes the last ones slowly: wait for them.
@@ -124,13 +129,14 @@ def _ms(seconds: float | None) -> float | None:
 # ----------------------------------------------------------------- the driver
 
 
-def run_once(args: argparse.Namespace, profile: Path | None) -> dict[str, Any]:
+def run_once(args: argparse.Namespace, run: int, profile: Path | None) -> dict[str, Any]:
+    """One run; with ``profile`` (a directory), py-spy records both processes into it, named by run."""
     server = subprocess.Popen(
         [sys.executable, "-m", "tablestorm", "serve", "--port", "0", "--log-level", "warning",
-         "--max-tables", str(max(1000, args.bots // SEATS + 10)), "--drain-seconds", "0"],
+         "--max-tables", str(max(1000, args.bots // args.seats + 10)), "--drain-seconds", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
     )
-    spy = None
+    spies: list[subprocess.Popen[bytes]] = []
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
@@ -139,23 +145,26 @@ def run_once(args: argparse.Namespace, profile: Path | None) -> dict[str, Any]:
         port = json.loads(line)["grpc_port"]
         fleet = subprocess.Popen(
             [sys.executable, __file__, "fleet", "--target", f"127.0.0.1:{port}", "--server-pid", str(server.pid),
-             "--bots", str(args.bots), "--think", str(args.think), "--duration", str(args.duration),
-             "--warmup", str(args.warmup)],
+             "--bots", str(args.bots), "--seats", str(args.seats), "--think", str(args.think),
+             "--duration", str(args.duration), "--warmup", str(args.warmup)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         )
         if profile is not None:
             seconds = str(int(args.warmup + args.duration + 30))
-            spy = subprocess.Popen(
-                [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(fleet.pid), "-d", seconds,
-                 "-f", "raw", "-o", str(profile)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )
+            spies = [
+                subprocess.Popen(
+                    [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(pid), "-d", seconds,
+                     "-f", "raw", "-o", str(profile / f"{side}-{args.bots}x{args.seats}-{run}.txt")],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+                for side, pid in (("fleet", fleet.pid), ("host", server.pid))
+            ]
         out, err = fleet.communicate(timeout=3 * (args.warmup + args.duration) + 300)
         if fleet.returncode != 0:
             raise RuntimeError(f"the fleet process failed:\n{err[-3000:]}")
         return dict(json.loads(out.strip().splitlines()[-1]))
     finally:
-        if spy is not None:
+        for spy in spies:
             spy.wait()
         server.terminate()
         try:
@@ -173,21 +182,24 @@ METRICS = (
 def driver(args: argparse.Namespace) -> None:
     runs = []
     for k in range(args.runs):
-        profile = Path(args.profile) / f"fleet-{args.bots}-{k}.txt" if args.profile else None
         load_before = os.getloadavg()[0]
-        run = run_once(args, profile)
+        run = run_once(args, k, Path(args.profile) if args.profile else None)
         run["loadavg_1m"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
         runs.append(run)
         print(f"run {k + 1}: {json.dumps(run)}", flush=True)
     medians = {metric: round(statistics.median(run[metric] for run in runs), 4) for metric in METRICS}
     print(
-        f"{args.bots} bots, think {args.think:g} s, median of {args.runs}: {medians['actions_per_s']} actions/s; "
+        f"{args.bots} bots, {args.seats} a table, think {args.think:g} s, median of {args.runs}: "
+        f"{medians['actions_per_s']} actions/s; "
         f"CPU s per 1,000 actions: fleet {medians['fleet_cpu_s_per_1000']}, host {medians['host_cpu_s_per_1000']}; "
         f"a fleet core drives {medians['host_per_fleet']}x the actions a host core serves; "
         f"rtt p50 {medians['rtt_p50_ms']} ms, p99 {medians['rtt_p99_ms']} ms",
         flush=True,
     )
-    summary = {"bots": args.bots, "think_s": args.think, "duration_s": args.duration, "runs": runs, "median": medians}
+    summary = {
+        "bots": args.bots, "seats": args.seats, "think_s": args.think, "duration_s": args.duration, "runs": runs,
+        "median": medians,
+    }
     print(json.dumps(summary), flush=True)
 
 
@@ -199,12 +211,15 @@ def main() -> None:
     fleet.add_argument("--server-pid", type=int, required=True)
     for p in (parser, fleet):
         p.add_argument("--bots", type=int, default=400, help="bots in the fleet (default 400)")
+        p.add_argument("--seats", type=int, default=SEATS, help=f"bots per table, 2-{SEATS} (default {SEATS})")
         p.add_argument("--think", type=float, default=0.0, help="seconds each bot thinks per turn (default 0)")
         p.add_argument("--duration", type=float, default=20.0, help="seconds measured per run (default 20)")
         p.add_argument("--warmup", type=float, default=WARMUP, help=f"seconds before measuring (default {WARMUP:g})")
     parser.add_argument("--runs", type=int, default=3, help="runs (medians are reported; default 3)")
-    parser.add_argument("--profile", help="directory for py-spy profiles of the fleet process (collapsed stacks)")
+    parser.add_argument("--profile", help="directory for py-spy profiles of both processes (collapsed stacks)")
     args = parser.parse_args()
+    if not 2 <= args.seats <= SEATS:
+        parser.error(f"--seats must be 2 to {SEATS}")
     if args.bots < 1 or args.duration <= 0 or args.warmup < 0 or args.think < 0 or getattr(args, "runs", 1) < 1:
         parser.error("--bots and --runs must be at least 1, --duration positive, --warmup and --think not negative")
     if args.mode == "fleet":
