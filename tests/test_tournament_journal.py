@@ -50,7 +50,7 @@ def test_inputs_are_read_back_as_written_and_a_snapshot_replaces_those_before_it
              (2.0, di.HandFinished(RESULT)), (3.0, di.SetAway("b", False)), (4.0, di.TableLost("T/t1"))]
     due = [journal.append("T", now, item) for now, item in given[:3]]
     assert due == [False, False, True]
-    journal.snapshot("T", b"state after 3")
+    journal.snapshot("T", b"state after 3", "{}")
     for now, item in given[3:]:
         journal.append("T", now, item)
     journal.player("T", "a", token_digest("secret-a"))
@@ -73,7 +73,7 @@ def test_a_journaled_director_replays_to_the_same_state(tmp_path: Path) -> None:
     for now, item in [(0.0, di.Register(p)) for p in "abcdefghij"] + [(1.0, di.Start()), (2.0, di.Tick())]:
         if journal.append("T", now, item):
             di.apply(director, item, now)
-            journal.snapshot("T", snapshot(director))
+            journal.snapshot("T", snapshot(director), "{}")
         else:
             di.apply(director, item, now)
     (saved,) = journal.tournaments()

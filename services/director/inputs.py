@@ -9,7 +9,7 @@ refusals included (an input the director refused changed nothing, and is refused
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from tablestorm.services.director.commands import Command
@@ -122,9 +122,13 @@ def apply(director: Director, given: Input, now: float) -> list[Command]:
     raise TypeError(f"not a director input: {given!r}")
 
 
-def replay(director: Director, inputs: Iterable[tuple[float, Input]]) -> Director:
-    """Give ``director`` every ``(now, input)`` in order, as it was given them; returns it."""
+def replay(
+    director: Director, inputs: Iterable[tuple[float, Input]],
+    seen: Callable[[Input, list[Command]], None] = lambda given, commands: None,
+) -> Director:
+    """Give ``director`` every ``(now, input)`` in order, as it was given them; returns it.
+    ``seen(input, commands)`` is told of each input taken (a refused one changed nothing)."""
     for now, given in inputs:
-        with contextlib.suppress(DirectorError):  # refused then too: it changed nothing
-            apply(director, given, now)
+        with contextlib.suppress(DirectorError):  # refused then too
+            seen(given, apply(director, given, now))
     return director

@@ -35,6 +35,8 @@ __all__ = ["DEFAULT_SNAPSHOT_EVERY", "Journal", "JournalError", "Saved", "Tourna
 
 DEFAULT_SNAPSHOT_EVERY = 200
 """Inputs between two snapshots: a restart replays at most this many per tournament (a few ms)."""
+WAL_LIMIT = 1 << 20
+"""Bytes the write-ahead log is cut back to after a checkpoint (it is reused, not grown)."""
 _FORMAT = "tablestorm-journal-1"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,7 +48,9 @@ CREATE TABLE IF NOT EXISTS inputs (
     tournament TEXT NOT NULL, seq INTEGER NOT NULL, now REAL NOT NULL, input TEXT NOT NULL,
     PRIMARY KEY (tournament, seq)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS snapshots (tournament TEXT PRIMARY KEY, seq INTEGER NOT NULL, state BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (
+    tournament TEXT PRIMARY KEY, seq INTEGER NOT NULL, state BLOB NOT NULL, tally TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS players (
     tournament TEXT NOT NULL, player TEXT NOT NULL, digest BLOB NOT NULL, PRIMARY KEY (tournament, player)
 ) WITHOUT ROWID;
@@ -78,6 +82,8 @@ class Saved:
 
     record: TournamentRecord
     snapshot: bytes | None
+    tally: str | None
+    """The live driver's counts at the snapshot (:class:`~.tally.Tally`, as JSON)."""
     inputs: list[tuple[float, di.Input]] = field(default_factory=list)
     players: dict[str, bytes] = field(default_factory=dict)
     """Token digest by player id."""
@@ -134,6 +140,7 @@ class Journal:
         if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
             raise sqlite3.DatabaseError("WAL mode refused")
         db.execute("PRAGMA synchronous = FULL")
+        db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
         db.executescript(_SCHEMA)
         with self._transaction():
             found = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
@@ -181,11 +188,12 @@ class Journal:
         since = self._since[tournament_id] = self._since.get(tournament_id, 0) + 1
         return since >= self.snapshot_every
 
-    def snapshot(self, tournament_id: str, state: bytes) -> None:
-        """The director's state after the last input appended: the inputs up to it are deleted."""
+    def snapshot(self, tournament_id: str, state: bytes, tally: str) -> None:
+        """The director's state after the last input appended, and the driver's counts (JSON):
+        the inputs up to it are deleted."""
         with self._transaction():
             (seq,) = self._db.execute("SELECT next_seq - 1 FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
-            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (tournament_id, seq, state))
+            self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?)", (tournament_id, seq, state, tally))
             self._db.execute("DELETE FROM inputs WHERE tournament = ? AND seq <= ?", (tournament_id, seq))
         self._since[tournament_id] = 0
 
@@ -218,8 +226,8 @@ class Journal:
                 record = TournamentRecord(
                     tid, structure, int(seed), None if table_seed is None else int(table_seed), token, created
                 )
-                found = db.execute("SELECT seq, state FROM snapshots WHERE tournament = ?", (tid,)).fetchone()
-                after, state = found if found is not None else (0, None)
+                found = db.execute("SELECT seq, state, tally FROM snapshots WHERE tournament = ?", (tid,)).fetchone()
+                after, state, tally = found if found is not None else (0, None, None)
                 inputs = [
                     (now, decode(text))
                     for now, text in db.execute(
@@ -227,7 +235,7 @@ class Journal:
                     )
                 ]
                 players = dict(db.execute("SELECT player, digest FROM players WHERE tournament = ?", (tid,)))
-                saved.append(Saved(record, state, inputs, players))
+                saved.append(Saved(record, state, tally, inputs, players))
                 self._since[tid] = len(inputs)
         except (sqlite3.Error, KeyError, TypeError, ValueError) as exc:
             raise JournalError(f"{self.path}: unreadable ({exc})") from None

@@ -80,6 +80,7 @@ from tablestorm.services.tournament.table_placement import (
     Rebuild,
     TablePlacement,
 )
+from tablestorm.services.tournament.tally import Tally
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,7 @@ class LiveTournament:
         journal: Journal | None = None,
         restored: Director | None = None,
         created: float | None = None,
+        tally: Tally | None = None,
     ) -> None:
         """``seed`` drives the director's draws; ``table_seed`` the tables' shuffles (TABLE-2:
         reproducible from it, the table id and the hand number; None: the servers' CSPRNG);
@@ -129,7 +131,7 @@ class LiveTournament:
         there before the director sees it. ``restored``: the director rebuilt from the journal
         after a restart (its tables are found with :meth:`recover` before any input runs), and
         ``created`` the wall-clock time the tournament was created (tournament time runs on
-        from it, the outage included)."""
+        from it, the outage included), ``tally`` its hands counted until then."""
         self.tournament_id = tournament_id
         self.structure = structure
         self.director = restored or Director(structure, seed=seed, tournament_id=tournament_id)
@@ -169,15 +171,7 @@ class LiveTournament:
         """Director events already published."""
         self._deals = 0
         """DealHand calls under way."""
-        self.hands = 0
-        """Hands played to their end on this tournament's tables (voided ones not counted)."""
-        self.hands_dealt = 0
-        """Hands the director had dealt: counted as its ``DealHand`` is carried out, before the pause
-        between hands, the moment a schedule forecast counts a hand (``sim/schedule/demand.py``)."""
-        self.tables_lost = 0
-        """Tables rebuilt after a fault (their server down, or refusing a director call)."""
-        self.hands_by_players: Counter[int] = Counter()
-        """Hands whose results came back, voided ones included, by the number of players dealt in."""
+        self.tally = tally or Tally()
         self._wake: asyncio.TimerHandle | None = None
         self._wake_at: float | None = None
         self._late_open = False
@@ -199,6 +193,22 @@ class LiveTournament:
         self._update()
 
     # ----------------------------------------------------------------- views
+
+    @property
+    def hands(self) -> int:
+        return self.tally.hands
+
+    @property
+    def hands_dealt(self) -> int:
+        return self.tally.hands_dealt
+
+    @property
+    def tables_lost(self) -> int:
+        return self.tally.tables_lost
+
+    @property
+    def hands_by_players(self) -> Counter[int]:
+        return self.tally.hands_by_players
 
     def now(self) -> float:
         """Tournament seconds since creation."""
@@ -274,7 +284,7 @@ class LiveTournament:
             refused, commands = exc, []
         if due:
             assert journal is not None
-            journal.snapshot(self.tournament_id, snapshot(self.director))
+            journal.snapshot(self.tournament_id, snapshot(self.director), self.tally.dumps(commands))
         if refused is not None:
             raise refused
         self.paused = self.director.paused
@@ -440,7 +450,7 @@ class LiveTournament:
                 await client.add_chips(token, wire_id, command.seat, command.chips)
             elif isinstance(command, DealHand):
                 self._deals += 1
-                self.hands_dealt += 1
+                self.tally.hands_dealt += 1
                 self._dealing[table_id] = self._loop.create_task(self._deal(table_id, placement, command))
             else:
                 assert isinstance(command, SetAway), command  # the others are not calls on a placed table
@@ -475,9 +485,8 @@ class LiveTournament:
             if not self._placement.current(table_id, epoch):
                 return []  # the table was lost meanwhile: this result is of a table that is gone
             self._progress[table_id] = self._loop.time()
-            self.hands_by_players[len(result.seats)] += 1
+            self.tally.result(len(result.seats), result.voided)
             if not result.voided:
-                self.hands += 1
                 self._metrics.hands.labels(self._game).inc()
             return self._input(di.HandFinished(result._replace(table_id=table_id)), now)
 
@@ -684,7 +693,7 @@ class LiveTournament:
         for rebuild in self._enact(decisions):
             if rebuild.lost:
                 self._metrics.tables_lost.inc()
-                self.tables_lost += 1
+                self.tally.tables_lost += 1
                 log.warning("table lost: rebuilding it", extra=self._about(table_id=rebuild.table_id))
             commands += self._input(di.TableLost(rebuild.table_id), now)
         return commands
@@ -728,6 +737,20 @@ class LiveTournament:
         self._let_go()
         self._running_step = False
         self._settle_idle()
+
+    def abandon(self) -> None:
+        """Stop where it stands, as if the process died: no pause, no drain, no table closed, no
+        event; every task and timer of it cancelled (the journal is written by its steps only)."""
+        self.halted = "abandoned"
+        self._task.cancel()
+        for task in [*self._dealing.values(), *self._calls.values()]:
+            task.cancel()
+        for timer in (self._wake, self._retry):
+            if timer is not None:
+                timer.cancel()
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
     async def close(self, drain_s: float) -> None:
         """The server is shutting down: no new hands (the tournament is paused), running hands get

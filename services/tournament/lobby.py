@@ -30,10 +30,11 @@ from tablestorm.services.director.structure import TournamentStructure
 from tablestorm.services.rpc.errors import ServiceError, failed
 from tablestorm.services.tournament import convert
 from tablestorm.services.tournament.auth import PlayerTokens
-from tablestorm.services.tournament.journal import Journal, Saved, TournamentRecord
+from tablestorm.services.tournament.journal import Journal, TournamentRecord
 from tablestorm.services.tournament.live import LiveTournament, TournamentHalted
 from tablestorm.services.tournament.metrics import TournamentMetrics
 from tablestorm.services.tournament.servers import TableServers
+from tablestorm.services.tournament.tally import Tally
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class TournamentLobby:
 
     def _host(
         self, record: TournamentRecord, structure: TournamentStructure, tokens: PlayerTokens,
-        restored: Director | None = None,
+        restored: Director | None = None, tally: Tally | None = None,
     ) -> LiveTournament:
         live = LiveTournament(
             record.tournament_id,
@@ -136,6 +137,7 @@ class TournamentLobby:
             journal=self.journal,
             restored=restored,
             created=record.created if restored is not None else None,
+            tally=tally,
         )
         self._tournaments[record.tournament_id] = live
         self._tokens[record.tournament_id] = tokens
@@ -150,23 +152,19 @@ class TournamentLobby:
         for saved in self.journal.tournaments():
             record = saved.record
             structure = convert.structure_from_proto(tpb.TournamentStructure.FromString(record.structure))
+            if saved.snapshot is not None:
+                director = restore(structure, saved.snapshot)
+            else:
+                director = Director(structure, seed=record.seed, tournament_id=record.tournament_id)
+            tally = Tally.loads(saved.tally)
             try:
-                director = self._rebuild(saved, structure)
+                di.replay(director, saved.inputs, tally.replayed)
             except ChipInvariantError:
                 log.exception("a journaled tournament halted again", extra={"tournament_id": record.tournament_id})
                 continue
-            self._host(record, structure, PlayerTokens(saved.players), director)
+            self._host(record, structure, PlayerTokens(saved.players), director, tally)
             restored += 1
         return restored
-
-    @staticmethod
-    def _rebuild(saved: Saved, structure: TournamentStructure) -> Director:
-        record = saved.record
-        if saved.snapshot is not None:
-            director = restore(structure, saved.snapshot)
-        else:
-            director = Director(structure, seed=record.seed, tournament_id=record.tournament_id)
-        return di.replay(director, saved.inputs)
 
     def _forget_finished(self) -> None:
         finished = [tid for tid, live in self._tournaments.items() if live.status == "finished"]
@@ -271,6 +269,12 @@ class TournamentLobby:
         return live.feed.read(player_id, live.feed.start_position(resume_after), own_only, entitled)
 
     # ----------------------------------------------------------------- shutdown
+
+    def abandon(self) -> None:
+        """Every tournament stops where it stands (:meth:`LiveTournament.abandon`)."""
+        self.accepting = False
+        for live in self._tournaments.values():
+            live.abandon()
 
     async def shutdown(self) -> None:
         """No new calls; every tournament pauses, lets its running hands finish (up to the drain

@@ -126,6 +126,18 @@ class TournamentServer:
             self.journal.close()
 
 
+    async def kill(self) -> None:
+        """Stop at once, as if the process died (SIGKILL): no pause, no drain, no table closed, every
+        call cancelled, the journal left as its last commit made it. A server started again on the
+        journal carries on; restart tests run in one process use this."""
+        assert self._serving is not None and self.lobby is not None and self._servers is not None
+        self.lobby.abandon()
+        if self.journal is not None:
+            self.journal.close()
+        await self._serving.stop(grace=None)
+        await self._servers.close()
+
+
 async def serve(config: TournamentServerConfig) -> int:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     server = TournamentServer(config)
