@@ -115,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
     check_pem(args, "--tls-cert", "--tls-key", "--tables-ca", "--tables-cert", "--tables-key")
     if args.snapshot_every is not None and args.journal is None:
         raise FieldError("--snapshot-every", "needs --journal")
-    check_journal(args.journal)
     check_ports(args)
+    check_journal(args.journal)  # last: it creates the file when missing
     from pathlib import Path
 
     from tablestorm.services.rpc.tls import ClientTls, ServerTls  # after the checks: a refusal is instant
