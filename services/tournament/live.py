@@ -24,6 +24,11 @@ placement (its *epoch*) are stale and dropped. The copies the tables leave on th
 closed as the model says, the tournament's end notwithstanding: it hears of the servers until the
 last of them is gone. A table no server takes is offered again every :data:`PLACE_RETRY_S`
 seconds while a server is up.
+
+Durability: with a :class:`~.journal.Journal`, every director input goes through one call
+(:meth:`LiveTournament._input`) that commits it there before the director sees it, and takes the
+director's snapshot when one is due. A driver made with a director restored from the journal
+first finds its tables on the servers and reconciles each (:mod:`.recovery`), then takes inputs.
 """
 
 from __future__ import annotations
@@ -129,7 +134,7 @@ class LiveTournament:
         ``hand_pause_s``: each DealHand waits this long first (the pause between hands);
         ``director_token``: the tables' (None: a new one). ``journal``: every input is written
         there before the director sees it. ``restored``: the director rebuilt from the journal
-        after a restart (its tables are found with :meth:`recover` before any input runs), and
+        after a restart (its tables are found, :meth:`_recover`, before any input runs), and
         ``created`` the wall-clock time the tournament was created (tournament time runs on
         from it, the outage included), ``tally`` its hands counted until then."""
         self.tournament_id = tournament_id
@@ -196,6 +201,7 @@ class LiveTournament:
 
     @property
     def hands(self) -> int:
+        """The :class:`~.tally.Tally`'s counts, across restarts."""
         return self.tally.hands
 
     @property
