@@ -175,18 +175,35 @@ def test_podmonitors_select_the_pods_and_set_the_labels_the_rules_read() -> None
     assert all(f'role="{role}"' in rules for role in roles)
 
 
+def head_volumes() -> dict[str, str]:
+    """Where each claim is mounted on the head: claim name -> mount path."""
+    head = manifest("raycluster.yaml")["spec"]["headGroupSpec"]["template"]
+    claims = {v["name"]: v["persistentVolumeClaim"]["claimName"] for v in head["spec"]["volumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in container(head)["volumeMounts"]}
+    assert set(claims) == set(mounts)
+    return {claims[name]: mounts[name] for name in claims}
+
+
 def test_rayjobs_run_on_the_cluster_and_write_to_the_reports_volume() -> None:
     cluster = manifest("raycluster.yaml")
-    head = cluster["spec"]["headGroupSpec"]["template"]
-    (volume,) = head["spec"]["volumes"]
-    (mount,) = container(head)["volumeMounts"]
-    assert mount["name"] == volume["name"]
-    assert volume["persistentVolumeClaim"]["claimName"] == manifest("reports-pvc.yaml")["metadata"]["name"]
+    mounted = head_volumes()
+    reports = mounted[manifest("reports-pvc.yaml")["metadata"]["name"]]
     for name in ("rayjob-load.yaml", "rayjob-tournament.yaml"):
         job = manifest(name)["spec"]
         assert job["clusterSelector"] == {"ray.io/cluster": cluster["metadata"]["name"]}, name
         out = next(argv for argv in entrypoint_commands(job["entrypoint"]) if argv[0] == "tablestorm")
-        assert PurePosixPath(out[out.index("--out") + 1]).is_relative_to(mount["mountPath"]), name
+        assert PurePosixPath(out[out.index("--out") + 1]).is_relative_to(reports), name
+
+
+def test_the_tournament_job_journals_to_its_own_volume_on_the_head() -> None:
+    """The tournament server runs on the head (the driver's node): its journal must be on a
+    persistent volume mounted there, not the reports one (a restart reads it back)."""
+    claim = manifest("journal-pvc.yaml")
+    assert claim["kind"] == "PersistentVolumeClaim" and claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    journals = head_volumes()[claim["metadata"]["name"]]
+    job = manifest("rayjob-tournament.yaml")["spec"]
+    argv = next(argv for argv in entrypoint_commands(job["entrypoint"]) if argv[0] == "tablestorm")
+    assert PurePosixPath(argv[argv.index("--journal") + 1]).is_relative_to(journals)
 
 
 def images() -> dict[str, str]:

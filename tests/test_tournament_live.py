@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from tablestorm.sim.cluster import connection
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = str(ROOT / "sim/tournaments/fast-test.yaml")
+MTT = str(ROOT / "sim/tournaments/stud-mtt-fast.yaml")
 
 SNG = """\
 name: Equality SNG
@@ -103,6 +105,29 @@ def test_a_live_mtt_survives_a_killed_host_with_every_chip(ray_local: connection
     assert report["move_latency_ms"]["count"] > 0  # tables broke and balanced (TOURN-3, TOURN-4)
     page = (tmp_path / "tournament.html").read_text()
     assert "The live run" in page and "FINISHED · CHIPS CONSERVED" in page
+
+
+@pytest.mark.slow  # about 4 minutes on a shared 2-core machine
+@pytest.mark.timeout(1200)
+def test_a_300_entrant_mtt_survives_its_tournament_server_killed_at_a_random_moment(
+    ray_local: connection.ClusterInfo, tmp_path: Path
+) -> None:
+    """Issue 23's acceptance: ``kill -9`` of the tournament server at a random second of a live
+    300-entrant MTT (printed, to replay it); a new one starts from its journal, finds the tables
+    (which played their hands out meanwhile), collects the results it missed, and the MTT finishes
+    with every chip and a complete finishing order (TOURN-6, TOURN-9, TOURN-11)."""
+    at = random.SystemRandom().uniform(15, 120)
+    status, doc = tournament(tmp_path, MTT, "--entrants", "300", "--seed", "1", "--think", "0.2", "--hand-pause", "0",
+                             "--chaos", f"kill-tournament-server@{at:.2f}s", "--time-limit", "900")
+    report = doc["live"]
+    (killed,) = report["tournament_servers_killed"]
+    print(f"\nkilled at {killed['at_s']} s: serving again in {killed['restart_s']} s (journal read and served in"
+          f" {killed['journal_read_s']} s), journal {killed['journal_bytes']} bytes; {doc['hands']} hands")
+    assert status == 0, report
+    assert_complete(doc)
+    assert doc["entries"] == 300 and killed["tournaments_restored"] == 1
+    assert set(report["errors"]) <= {"UNAVAILABLE"} and set(report["call_errors"]) <= {"UNAVAILABLE"}
+    assert report["protocol_violations"] == 0, report["violations"]
 
 
 @pytest.mark.slow

@@ -10,9 +10,12 @@ token, a bad id, a closed registration, an unknown tournament), several clients 
 unregister; start; play the seats the players' own ``SeatAssigned`` events give them (legal and
 illegal actions, at once at several tables, or letting the clock act: TOURN-7's away players);
 rebuy and add-on requests; away and back; pause (the chips then counted at the tables with
-``GetTable``) and resume; Watch resumed after any seq; play a tournament to its end; and **host
+``GetTable``) and resume; Watch resumed after any seq; play a tournament to its end; **host
 faults**: a table server killed without a drain (``TableServer.kill``), the tournament rebuilding
-its tables on the servers left, and a fresh server started on the dead one's port.
+its tables on the servers left, and a fresh server started on the dead one's port; and the
+**tournament server's death**: killed where it stands (``TournamentServer.kill``: no pause, no
+drain, its tables left dealing), a new one started on its port from its journal, every
+tournament carrying on and every Watch stream resumed after the last seq it saw.
 
 After every step, read through the public API only: every tournament's chips are its entries'
 starting stacks plus the rebuys and add-ons its events announced (TOURN-11, from a consistent
@@ -33,11 +36,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import random
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -103,6 +109,7 @@ class Feed:
         on_seat: Callable[[tpb.SeatAssigned], None] | None = None,
     ) -> None:
         self.resumed_after = request.resume_after_seq if request.HasField("resume_after_seq") else 0
+        self._stub, self._request, self._metadata = stub, request, metadata
         self.events: list[tpb.TournamentEvent] = []
         self.code: grpc.StatusCode | None = None
         """How the stream ended (None while it runs)."""
@@ -130,6 +137,15 @@ class Feed:
     @property
     def ended(self) -> bool:
         return self.code is not None
+
+    def reopen(self) -> None:
+        """The server died under it: open it again after the last public seq it saw, as a player
+        does; its events go on from there (:meth:`numbering_fault` reads them as one stream)."""
+        assert self.code in SERVER_GONE, (self.code, self.details)
+        self._request.resume_after_seq = self.last_seq
+        self.code, self.details = None, ""
+        self._call = self._stub.Watch(self._request, metadata=self._metadata, wait_for_ready=True)
+        self._task = asyncio.ensure_future(self._pump())
 
     def public(self) -> list[tpb.TournamentEvent]:
         return [e for e in self.events if not e.HasField("seat_assigned")]
@@ -315,15 +331,19 @@ class TournamentServiceModel(ServiceModel):
         for _ in range(TABLE_SERVERS):
             server = await self._table_server(0)
             self.hosts.append(Host(server.port, server))
-        config = TournamentServerConfig(
+        self.journal = tempfile.TemporaryDirectory(prefix="tournament-journal-")
+        self.config = TournamentServerConfig(
             tables=tuple(h.endpoint for h in self.hosts),
             port=0,
             operator_token=OPERATOR,
             limits=LobbyLimits(drain_seconds=0.5),
             faults=FAULTS,
+            journal=Path(self.journal.name) / "journal.db",
+            snapshot_every=7,  # snapshots often, so a restart meets one and the inputs after it
         )
-        self.server = TournamentServer(config)
+        self.server = TournamentServer(self.config)
         await self.server.start()
+        self.config = dataclasses.replace(self.config, port=self.server.port)  # a restart takes the same port
         self.clients: list[Client] = []
         for k in range(CLIENTS):
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.server.port}")
@@ -349,6 +369,7 @@ class TournamentServiceModel(ServiceModel):
         for host in self.hosts:
             if host.server is not None:
                 await host.server.stop(drain_seconds=0)
+        self.journal.cleanup()
 
     # ----------------------------------------------------------------- what the model can see
 
@@ -970,6 +991,23 @@ class TournamentServiceModel(ServiceModel):
                 await asyncio.wait_for(up.wait(), WAIT)
         finally:
             unlisten()
+
+    @rule()
+    def kill_the_tournament_server(self) -> None:
+        """The tournament server dies where it stands and a new one starts on its port from its
+        journal: every tournament carries on where it was (the invariants read the same books,
+        TOURN-11, through the new one), its tables found where they dealt on, and every Watch
+        stream the death ended, resumed after the last seq it saw, goes on gap-free."""
+        feeds = [f for t in self.tournaments for f in (t.spectator, *(p.feed for p in [*t.players.values(), *t.gone]))
+                 if not f.ended]
+        self.run(self.server.kill())
+        self.run(self.until(lambda: all(f.ended for f in feeds)))
+        self.server = TournamentServer(self.config)
+        self.run(self.server.start())
+        assert self.server.restored == len(self.tournaments)
+        for feed in feeds:
+            feed.reopen()
+        event(f"tournament server killed and restarted under {min(len(self.running()), 2)} running")
 
     # ----------------------------------------------------------------- after every step
 

@@ -54,9 +54,20 @@ from tablestorm.services.director.payouts import payout_table, places_paid
 from tablestorm.services.director.stacks import StackBoard
 from tablestorm.services.director.structure import Level, TournamentStructure
 from tablestorm.services.director.tables import TableIndex
+from tablestorm.services.engine import Stakes
 from tablestorm.services.engine.tournament_table import HandResult
 
-__all__ = ["AuditError", "ChipInvariantError", "Director", "DirectorError", "Placing", "Standing", "TableSummary"]
+__all__ = [
+    "AuditError",
+    "ChipInvariantError",
+    "Director",
+    "DirectorError",
+    "Placing",
+    "SeatView",
+    "Standing",
+    "TableSeating",
+    "TableSummary",
+]
 
 REGISTERING, RUNNING, FINISHED = "registering", "running", "finished"
 HOLD_SHORT = 3
@@ -99,6 +110,44 @@ class TableSummary:
     breaking: bool
     held: bool
     """TOURN-4: three or more players short of the largest table, it deals no hand until balanced."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One occupied seat."""
+
+    seat: int
+    entry_id: str
+    player_id: str
+    stack: int
+    away: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableSeating:
+    """One open table as the director holds it: what a restart checks a table server's copy
+    against, and what an operator's tools inspect without playing to it."""
+
+    table_id: str
+    seats: tuple[SeatView, ...]
+    """The occupied seats, in seat order (stacks as of the start of a running hand)."""
+    arriving: tuple[str, ...]
+    """Draw game: entries moved to it in balancing, waiting for its running hand to end."""
+    hand_number: int
+    """The last hand it was told to deal (0: none yet)."""
+    dealing: bool
+    stakes: Stakes | None
+    """The stakes its last hand was dealt with (None before its first)."""
+    breaking: bool
+    positions: tuple[int, ...]
+    """Draw game: every seat in the order it posts the big blind from the next hand, the small
+    blind's last (TOURN-4); empty in stud, and until the table reported a hand."""
+
+    @property
+    def next_big_blind(self) -> int | None:
+        """Draw game: the occupied seat due the next big blind (None: unknown, or stud)."""
+        taken = {s.seat for s in self.seats}
+        return next((seat for seat in self.positions if seat in taken), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +347,34 @@ class Director:
             )
             for t in sorted(self._tables.values(), key=lambda t: t.number)
         ]
+
+    @property
+    def paused(self) -> bool:
+        return self._clock.paused
+
+    @property
+    def last_input_at(self) -> float:
+        """The time of the last input (-inf before the first): the next must not be earlier."""
+        return self._now
+
+    def seating(self) -> tuple[TableSeating, ...]:
+        """Every open table's seats, by table number (a read-only view)."""
+        return tuple(
+            TableSeating(
+                t.table_id,
+                tuple(
+                    SeatView(k, e.entry_id, e.player_id, e.stack, e.away)
+                    for k, e in enumerate(t.seats, 1) if e is not None
+                ),
+                tuple(e.entry_id for e, _, _ in t.arriving),
+                t.dealt,
+                t.running,
+                self.structure.levels[t.level].stakes if t.level >= 0 else None,
+                t.breaking,
+                t.big_blind_order if t.reported else (),
+            )
+            for t in sorted(self._tables.values(), key=lambda t: t.number)
+        )
 
     def in_transit(self) -> list[tuple[str, int]]:
         """(entry id, stack) of each player moved in balancing who waits for a table's hand to end

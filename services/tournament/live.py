@@ -24,6 +24,11 @@ placement (its *epoch*) are stale and dropped. The copies the tables leave on th
 closed as the model says, the tournament's end notwithstanding: it hears of the servers until the
 last of them is gone. A table no server takes is offered again every :data:`PLACE_RETRY_S`
 seconds while a server is up.
+
+Durability: with a :class:`~.journal.Journal`, every director input goes through one call
+(:meth:`LiveTournament._input`) that commits it there before the director sees it, and takes the
+director's snapshot when one is due. A driver made with a director restored from the journal
+first finds its tables on the servers and reconciles each (:mod:`.recovery`), then takes inputs.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import grpc
 
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.director import events as ev
+from tablestorm.services.director import inputs as di
 from tablestorm.services.director.commands import (
     AddChips,
     CloseTable,
@@ -52,12 +58,15 @@ from tablestorm.services.director.commands import (
     TournamentFinished,
 )
 from tablestorm.services.director.director import Director, DirectorError
+from tablestorm.services.director.snapshot import snapshot
 from tablestorm.services.director.structure import TournamentStructure
 from tablestorm.services.engine.tournament_table import HandResult
 from tablestorm.services.rpc.errors import ServiceError
 from tablestorm.services.tournament import convert
 from tablestorm.services.tournament.feed import EventFeed
+from tablestorm.services.tournament.journal import Journal
 from tablestorm.services.tournament.metrics import TournamentMetrics
+from tablestorm.services.tournament.recovery import Found, Verdict, reconcile
 from tablestorm.services.tournament.remote import TableRefused, TableServerDown
 from tablestorm.services.tournament.servers import TableServers
 from tablestorm.services.tournament.table_placement import (
@@ -76,6 +85,7 @@ from tablestorm.services.tournament.table_placement import (
     Rebuild,
     TablePlacement,
 )
+from tablestorm.services.tournament.tally import Tally
 
 log = logging.getLogger(__name__)
 
@@ -113,15 +123,25 @@ class LiveTournament:
         servers: TableServers,
         metrics: TournamentMetrics,
         hand_pause_s: float = 0.0,
+        director_token: str | None = None,
+        journal: Journal | None = None,
+        restored: Director | None = None,
+        created: float | None = None,
+        tally: Tally | None = None,
     ) -> None:
         """``seed`` drives the director's draws; ``table_seed`` the tables' shuffles (TABLE-2:
         reproducible from it, the table id and the hand number; None: the servers' CSPRNG);
-        ``hand_pause_s``: each DealHand waits this long first (the pause between hands)."""
+        ``hand_pause_s``: each DealHand waits this long first (the pause between hands);
+        ``director_token``: the tables' (None: a new one). ``journal``: every input is written
+        there before the director sees it. ``restored``: the director rebuilt from the journal
+        after a restart (its tables are found, :meth:`_recover`, before any input runs), and
+        ``created`` the wall-clock time the tournament was created (tournament time runs on
+        from it, the outage included), ``tally`` its hands counted until then."""
         self.tournament_id = tournament_id
         self.structure = structure
-        self.director = Director(structure, seed=seed, tournament_id=tournament_id)
+        self.director = restored or Director(structure, seed=seed, tournament_id=tournament_id)
         self.feed = EventFeed()
-        self.paused = False
+        self.paused = self.director.paused
         self.halted: str | None = None
         """Why the tournament stopped before its end, if it did."""
         self.idle = asyncio.Event()
@@ -129,9 +149,11 @@ class LiveTournament:
         placement (CreateTable, CloseTable) is under way: a quiescent tournament."""
         self.idle.set()
         loop = self._loop = asyncio.get_running_loop()
-        self._created = loop.time()
-        self._token = secrets.token_urlsafe(32)
+        elapsed = 0.0 if created is None else max(time.time() - created, self.director.last_input_at)
+        self._created = loop.time() - elapsed
+        self._token = director_token or secrets.token_urlsafe(32)
         """The director token of every table of this tournament."""
+        self._journal = journal
         self._table_seed = table_seed
         self._hand_pause_s = hand_pause_s
         self._servers = servers
@@ -154,15 +176,7 @@ class LiveTournament:
         """Director events already published."""
         self._deals = 0
         """DealHand calls under way."""
-        self.hands = 0
-        """Hands played to their end on this tournament's tables (voided ones not counted)."""
-        self.hands_dealt = 0
-        """Hands the director had dealt: counted as its ``DealHand`` is carried out, before the pause
-        between hands, the moment a schedule forecast counts a hand (``sim/schedule/demand.py``)."""
-        self.tables_lost = 0
-        """Tables rebuilt after a fault (their server down, or refusing a director call)."""
-        self.hands_by_players: Counter[int] = Counter()
-        """Hands whose results came back, voided ones included, by the number of players dealt in."""
+        self.tally = tally or Tally()
         self._wake: asyncio.TimerHandle | None = None
         self._wake_at: float | None = None
         self._late_open = False
@@ -176,10 +190,31 @@ class LiveTournament:
         metrics.last_hand_age.labels(tournament_id).set_function(self._stalled_for)
         metrics.level_time_left.labels(tournament_id).set_function(lambda: self.director.time_left(self.now()))
         self._unlisten: Callable[[], None] | None = servers.listen(self._server_changed)
-        self._task = loop.create_task(self._run())
+        if restored is not None:
+            self._publish()  # the feed as it was: watchers resume by seq
+            if self.director.finished:
+                self._finish()
+        self._task = loop.create_task(self._run(recovering=restored is not None and not self.director.finished))
         self._update()
 
     # ----------------------------------------------------------------- views
+
+    @property
+    def hands(self) -> int:
+        """The :class:`~.tally.Tally`'s counts, across restarts."""
+        return self.tally.hands
+
+    @property
+    def hands_dealt(self) -> int:
+        return self.tally.hands_dealt
+
+    @property
+    def tables_lost(self) -> int:
+        return self.tally.tables_lost
+
+    @property
+    def hands_by_players(self) -> Counter[int]:
+        return self.tally.hands_by_players
 
     def now(self) -> float:
         """Tournament seconds since creation."""
@@ -220,13 +255,17 @@ class LiveTournament:
         self._push(step, future)
         await future
 
+    async def give(self, given: di.Input) -> None:
+        """:meth:`submit` the director input ``given``."""
+        await self.submit(lambda now: self._input(given, now))
+
     async def register(self, player_id: str, auto_rebuy: bool) -> str:
         """Enter (or re-enter) ``player_id``; returns the new entry's id."""
         entry: list[str] = []
 
         def step(now: float) -> list[Command]:
             seen = len(self.director.events)
-            commands = self.director.register(player_id, now, auto_rebuy=auto_rebuy)
+            commands = self._input(di.Register(player_id, auto_rebuy), now)
             entry.extend(e.entry_id for e in self.director.events[seen:] if type(e) is ev.Registered)
             return commands
 
@@ -234,18 +273,28 @@ class LiveTournament:
         return entry[0]
 
     async def pause(self) -> None:
-        await self._pausing(True)
+        await self.give(di.Pause())
 
     async def resume(self) -> None:
-        await self._pausing(False)
+        await self.give(di.Resume())
 
-    async def _pausing(self, paused: bool) -> None:
-        def step(now: float) -> list[Command]:
-            commands = self.director.pause(now) if paused else self.director.resume(now)
-            self.paused = paused
-            return commands
-
-        await self.submit(step)
+    def _input(self, given: di.Input, now: float) -> list[Command]:
+        """The director's input, journaled first (a snapshot after it when one is due)."""
+        journal, due = self._journal, False
+        if journal is not None:
+            due = journal.append(self.tournament_id, now, given)
+        refused: DirectorError | None = None
+        try:
+            commands = di.apply(self.director, given, now)
+        except DirectorError as exc:
+            refused, commands = exc, []
+        if due:
+            assert journal is not None
+            journal.snapshot(self.tournament_id, snapshot(self.director), self.tally.dumps(commands))
+        if refused is not None:
+            raise refused
+        self.paused = self.director.paused
+        return commands
 
     def _push(self, step: Step, future: asyncio.Future[None] | None = None) -> None:
         if self.halted is not None:
@@ -255,8 +304,10 @@ class LiveTournament:
 
     # ----------------------------------------------------------------- the one task running steps
 
-    async def _run(self) -> None:
+    async def _run(self, recovering: bool) -> None:
         try:
+            if recovering:
+                await self._recover()
             while True:
                 step, future = await self._steps.get()
                 self._running_step = True
@@ -327,7 +378,7 @@ class LiveTournament:
 
     def _tick(self) -> None:
         self._wake, self._wake_at = None, None
-        self._push(self.director.tick)
+        self._push(lambda now: self._input(di.Tick(), now))
 
     def _settle_idle(self) -> None:
         busy = self._running_step or self._deals or self._calls
@@ -405,7 +456,7 @@ class LiveTournament:
                 await client.add_chips(token, wire_id, command.seat, command.chips)
             elif isinstance(command, DealHand):
                 self._deals += 1
-                self.hands_dealt += 1
+                self.tally.hands_dealt += 1
                 self._dealing[table_id] = self._loop.create_task(self._deal(table_id, placement, command))
             else:
                 assert isinstance(command, SetAway), command  # the others are not calls on a placed table
@@ -440,13 +491,64 @@ class LiveTournament:
             if not self._placement.current(table_id, epoch):
                 return []  # the table was lost meanwhile: this result is of a table that is gone
             self._progress[table_id] = self._loop.time()
-            self.hands_by_players[len(result.seats)] += 1
+            self.tally.result(len(result.seats), result.voided)
             if not result.voided:
-                self.hands += 1
                 self._metrics.hands.labels(self._game).inc()
-            return self.director.hand_finished(result._replace(table_id=table_id), now)
+            return self._input(di.HandFinished(result._replace(table_id=table_id)), now)
 
         return step
+
+    # ----------------------------------------------------------------- a restart
+
+    async def _recover(self) -> None:
+        """After a restart, before any input: find this tournament's tables on the table servers
+        up and reconcile each with the director (:mod:`.recovery`): adopted as it is, its missed
+        result asked for again, the deal it never got made, or rebuilt; the copies it does not
+        keep are closed."""
+        self._running_step = True
+        prefix = convert.wire_table_id(f"{self.tournament_id}/t")
+        endpoints = [e for e in self._servers.endpoints if self._servers.is_up(e)]
+        listed = await asyncio.gather(
+            *(self._servers.client(e).tables(prefix) for e in endpoints), return_exceptions=True
+        )
+        copies: dict[str, list[Found]] = {}
+        for endpoint, found in zip(endpoints, listed, strict=True):
+            if isinstance(found, TableServerDown):
+                self._servers.report_down(endpoint, str(found))
+            elif isinstance(found, BaseException):
+                raise found
+            else:
+                for copy in found:
+                    copies.setdefault(copy.wire_id, []).append(Found(endpoint, copy))
+        verdicts: Counter[str] = Counter()
+        for table in self.director.seating():
+            done = reconcile(table, copies.pop(convert.wire_table_id(table.table_id), []))
+            verdicts[done.verdict.value] += 1
+            self._orphan(done.stale)
+            if done.kept is None:
+                self._push(self._rebuild(table.table_id))
+                continue
+            endpoint = done.kept.endpoint
+            placement = self._placement.adopt(table.table_id, Copy(endpoint, done.kept.copy.wire_id))
+            self._servers.placed(endpoint)
+            self._progress[table.table_id] = self._loop.time()
+            if done.verdict is not Verdict.ADOPT:
+                assert table.stakes is not None
+                deal = DealHand(table.table_id, table.hand_number, table.stakes)
+                self._deals += 1
+                self._dealing[table.table_id] = self._loop.create_task(self._deal(table.table_id, placement, deal))
+        for stale in copies.values():
+            self._orphan(stale)
+        log.info("tournament recovered", extra=self._about(tables=dict(verdicts), events=self.feed.last_seq))
+        self._running_step = False
+
+    def _rebuild(self, table_id: str) -> Step:
+        """The step rebuilding a table no server holds as the director does."""
+        return lambda now: self._rebuilt([Rebuild(table_id, lost=True)], now)
+
+    def _orphan(self, copies: Iterable[Found]) -> None:
+        for found in copies:
+            self._enact(self._placement.orphan(Copy(found.endpoint, found.copy.wire_id)))
 
     # ----------------------------------------------------------------- the placement's decisions
 
@@ -597,9 +699,9 @@ class LiveTournament:
         for rebuild in self._enact(decisions):
             if rebuild.lost:
                 self._metrics.tables_lost.inc()
-                self.tables_lost += 1
+                self.tally.tables_lost += 1
                 log.warning("table lost: rebuilding it", extra=self._about(table_id=rebuild.table_id))
-            commands += self.director.table_lost(rebuild.table_id, now)
+            commands += self._input(di.TableLost(rebuild.table_id), now)
         return commands
 
     # ----------------------------------------------------------------- the end
@@ -641,6 +743,20 @@ class LiveTournament:
         self._let_go()
         self._running_step = False
         self._settle_idle()
+
+    def abandon(self) -> None:
+        """Stop where it stands, as if the process died: no pause, no drain, no table closed, no
+        event; every task and timer of it cancelled (the journal is written by its steps only)."""
+        self.halted = "abandoned"
+        self._task.cancel()
+        for task in [*self._dealing.values(), *self._calls.values()]:
+            task.cancel()
+        for timer in (self._wake, self._retry):
+            if timer is not None:
+                timer.cancel()
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
     async def close(self, drain_s: float) -> None:
         """The server is shutting down: no new hands (the tournament is paused), running hands get

@@ -4,12 +4,18 @@ The RPC layer (:mod:`.service`) checks and converts wire messages and calls the 
 owns the players' tokens and the limits, and runs each tournament through its
 :class:`~.live.LiveTournament`. A :class:`~.director.DirectorError` (the director refusing an
 input: nothing changed) is FAILED_PRECONDITION with the director's message, which names the field.
+
+With a :class:`~.journal.Journal`, every tournament's record, every input of its director and
+every player's token digest is written there first, and :meth:`TournamentLobby.restore` brings
+them all back after a restart.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,14 +23,20 @@ from dataclasses import dataclass
 import grpc
 
 from tablestorm.services.api import tournament_pb2 as tpb
-from tablestorm.services.director.commands import Command
-from tablestorm.services.director.director import Director, DirectorError
+from tablestorm.services.director import inputs as di
+from tablestorm.services.director.director import ChipInvariantError, Director, DirectorError
+from tablestorm.services.director.snapshot import restore
 from tablestorm.services.director.structure import TournamentStructure
 from tablestorm.services.rpc.errors import ServiceError, failed
+from tablestorm.services.tournament import convert
 from tablestorm.services.tournament.auth import PlayerTokens
+from tablestorm.services.tournament.journal import Journal, TournamentRecord
 from tablestorm.services.tournament.live import LiveTournament, TournamentHalted
 from tablestorm.services.tournament.metrics import TournamentMetrics
 from tablestorm.services.tournament.servers import TableServers
+from tablestorm.services.tournament.tally import Tally
+
+log = logging.getLogger(__name__)
 
 STATUSES = ("registering", "running", "paused", "finished")
 
@@ -60,8 +72,11 @@ def _refusals() -> Iterator[None]:
 class TournamentLobby:
     """The tournaments one server hosts: the service's domain, below the wire."""
 
-    def __init__(self, servers: TableServers, metrics: TournamentMetrics, limits: LobbyLimits) -> None:
+    def __init__(
+        self, servers: TableServers, metrics: TournamentMetrics, limits: LobbyLimits, journal: Journal | None = None
+    ) -> None:
         self.servers = servers
+        self.journal = journal
         self.metrics = metrics
         self.limits = limits
         self.accepting = True
@@ -94,24 +109,70 @@ class TournamentLobby:
                 f"this server runs its maximum of {self.limits.max_tournaments} tournaments",
             )
         self._forget_finished()
-        live = LiveTournament(
+        record = TournamentRecord(
             tournament_id,
+            convert.structure_to_proto(structure).SerializeToString(),
+            seed if seed is not None else secrets.randbits(64),
+            seed,
+            secrets.token_urlsafe(32),
+            time.time(),
+        )
+        if self.journal is not None:
+            self.journal.create(record)
+        return self._host(record, structure, PlayerTokens())
+
+    def _host(
+        self, record: TournamentRecord, structure: TournamentStructure, tokens: PlayerTokens,
+        restored: Director | None = None, tally: Tally | None = None,
+    ) -> LiveTournament:
+        live = LiveTournament(
+            record.tournament_id,
             structure,
-            seed=seed if seed is not None else secrets.randbits(64),
-            table_seed=seed,
+            seed=record.seed,
+            table_seed=record.table_seed,
             servers=self.servers,
             metrics=self.metrics,
             hand_pause_s=self.limits.hand_pause_s,
+            director_token=record.director_token,
+            journal=self.journal,
+            restored=restored,
+            created=record.created if restored is not None else None,
+            tally=tally,
         )
-        self._tournaments[tournament_id] = live
-        self._tokens[tournament_id] = PlayerTokens()
+        self._tournaments[record.tournament_id] = live
+        self._tokens[record.tournament_id] = tokens
         return live
+
+    def restore(self) -> int:
+        """After a restart: every tournament of the journal rebuilt (its director from its latest
+        snapshot and the inputs after it), each finding its tables before it takes an input;
+        returns how many. A tournament whose inputs break TOURN-11 again is left out (logged)."""
+        assert self.journal is not None
+        restored = 0
+        for saved in self.journal.tournaments():
+            record = saved.record
+            structure = convert.structure_from_proto(tpb.TournamentStructure.FromString(record.structure))
+            if saved.snapshot is not None:
+                director = restore(structure, saved.snapshot)
+            else:
+                director = Director(structure, seed=record.seed, tournament_id=record.tournament_id)
+            tally = Tally.loads(saved.tally)
+            try:
+                di.replay(director, saved.inputs, tally.replayed)
+            except ChipInvariantError:
+                log.exception("a journaled tournament halted again", extra={"tournament_id": record.tournament_id})
+                continue
+            self._host(record, structure, PlayerTokens(saved.players), director, tally)
+            restored += 1
+        return restored
 
     def _forget_finished(self) -> None:
         finished = [tid for tid, live in self._tournaments.items() if live.status == "finished"]
         for tournament_id in finished[: max(0, len(finished) - self.limits.finished_kept + 1)]:
             del self._tournaments[tournament_id]
             del self._tokens[tournament_id]
+            if self.journal is not None:
+                self.journal.forget(tournament_id)
 
     def tournament(self, tournament_id: str) -> LiveTournament:
         live = self._tournaments.get(tournament_id)
@@ -162,25 +223,27 @@ class TournamentLobby:
         with _refusals():
             entry_id = await live.register(player_id, auto_rebuy)
         if not known:
-            token = tokens.issue(player_id)
+            token, digest = tokens.issue(player_id)
+            if self.journal is not None:
+                self.journal.player(tournament_id, player_id, digest)
         assert token is not None
         return entry_id, token, live
 
     async def unregister(self, tournament_id: str, player_id: str, token: str | None) -> LiveTournament:
         live = self._player(tournament_id, player_id, token)
         with _refusals():
-            await live.submit(lambda now: live.director.unregister(player_id, now))
+            await live.give(di.Unregister(player_id))
         self._tokens[tournament_id].forget(player_id)
+        if self.journal is not None:
+            self.journal.player(tournament_id, player_id, None)
         return live
 
-    async def play(
-        self, tournament_id: str, player_id: str, token: str | None, action: Callable[[Director, float], list[Command]]
-    ) -> LiveTournament:
-        """A call a player makes for itself (rebuy, add-on, away): ``action(director, now)``."""
+    async def play(self, tournament_id: str, player_id: str, token: str | None, given: di.Input) -> LiveTournament:
+        """A call a player makes for itself (rebuy, add-on, away): the director's input ``given``."""
         self._require_accepting()
         live = self._player(tournament_id, player_id, token)
         with _refusals():
-            await live.submit(lambda now: action(live.director, now))
+            await live.give(given)
         return live
 
     def watch(
@@ -206,6 +269,12 @@ class TournamentLobby:
         return live.feed.read(player_id, live.feed.start_position(resume_after), own_only, entitled)
 
     # ----------------------------------------------------------------- shutdown
+
+    def abandon(self) -> None:
+        """Every tournament stops where it stands (:meth:`LiveTournament.abandon`)."""
+        self.accepting = False
+        for live in self._tournaments.values():
+            live.abandon()
 
     async def shutdown(self) -> None:
         """No new calls; every tournament pauses, lets its running hands finish (up to the drain

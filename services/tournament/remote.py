@@ -40,6 +40,8 @@ P = TypeVar("P", bound=Message)
 HealthCheck: TypeAlias = (
     "grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse]"
 )
+MAX_LIST_PAGE = 1000
+"""ListTables' largest page."""
 _DOWN = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})
 
 
@@ -68,6 +70,21 @@ class SeatTicket:
     resume_after_seq: int
 
 
+@dataclass(frozen=True, slots=True)
+class TableCopy:
+    """A tournament table as its server holds it: what a restarted tournament server checks
+    against its director (:mod:`.recovery`)."""
+
+    wire_id: str
+    hand_number: int
+    """The last hand it started (0: none)."""
+    hand_running: bool
+    closing: bool
+    seats: tuple[tuple[int, str, int], ...]
+    """(seat, player id, stack) of every occupied seat, in seat order; the stacks of a running
+    hand leave out what is in the pot."""
+
+
 class RemoteTables(Protocol):
     """The director's calls on one table server; every call may raise :class:`TableServerDown`
     or :class:`TableRefused`. ``token`` is the tournament's director token."""
@@ -90,6 +107,10 @@ class RemoteTables(Protocol):
 
     async def close_table(self, table_id: str) -> bool:
         """Close the table; whether it is gone already (False: it goes when its running hand ends)."""
+        ...
+
+    async def tables(self, prefix: str) -> list[TableCopy]:
+        """Every table whose id starts with ``prefix`` (a tournament's: ``<tournament id>.t``)."""
         ...
 
     async def healthy(self, timeout: float) -> bool:
@@ -173,6 +194,26 @@ class GrpcTableServer:
     async def close_table(self, table_id: str) -> bool:
         request = pb.CloseTableRequest(table_id=table_id)
         return (await self._call(self._stub.CloseTable, request, None, CALL_TIMEOUT)).closed
+
+    async def tables(self, prefix: str) -> list[TableCopy]:
+        found, after = [], prefix  # ids ascend: the page after the bare prefix starts with its tables
+        while True:
+            request = pb.ListTablesRequest(page_size=MAX_LIST_PAGE, page_token=after)
+            page = await self._call(self._stub.ListTables, request, None, CALL_TIMEOUT)
+            ours = [t.table_id for t in page.tables if t.table_id.startswith(prefix)]
+            for wire_id in ours:
+                try:
+                    request_one = pb.GetTableRequest(table_id=wire_id)
+                    state = await self._call(self._stub.GetTable, request_one, None, CALL_TIMEOUT)
+                except TableRefused as exc:
+                    if exc.code != grpc.StatusCode.NOT_FOUND:  # closed since it was listed: not there
+                        raise
+                    continue
+                seats = tuple((s.seat, s.player_id, s.stack) for s in state.seats if s.player_id)
+                found.append(TableCopy(wire_id, state.hand_number, state.hand_running, state.closing, seats))
+            if len(ours) < len(page.tables) or not page.next_page_token:
+                return found
+            after = page.next_page_token
 
     async def healthy(self, timeout: float) -> bool:
         request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)

@@ -4,19 +4,24 @@ It hosts many tournaments, each played on tournament tables of the table servers
 (:mod:`.servers`). ``tablestorm serve-tournaments`` calls :func:`run`, which prints
 ``{"grpc_port": ..., "metrics_port": ...}`` on stdout once listening and, on SIGTERM or SIGINT,
 stops taking calls, pauses every tournament, lets running hands finish until the drain deadline,
-closes their tables and ends every Watch stream UNAVAILABLE. Tournaments live in this process's
-memory: they end with it.
+closes their tables and ends every Watch stream UNAVAILABLE. Without a journal, tournaments live
+in this process's memory and end with it; with one (``--journal``), every director input is
+written there first, and a server started again on the same file rebuilds every tournament from
+it, finds its tables and carries on (:meth:`TournamentLobby.restore`, docs/tournament_service.md).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tablestorm.services.rpc import process
 from tablestorm.services.rpc.process import Serving, until_signalled
 from tablestorm.services.rpc.tls import ClientTls, ServerTls
+from tablestorm.services.tournament.journal import DEFAULT_SNAPSHOT_EVERY, Journal
 from tablestorm.services.tournament.lobby import LobbyLimits, TournamentLobby
 from tablestorm.services.tournament.metrics import TournamentMetrics
 from tablestorm.services.tournament.remote import GrpcTableServer
@@ -47,6 +52,10 @@ class TournamentServerConfig:
     """Serve TLS on ``port``."""
     tables_tls: ClientTls | None = None
     """Reach the table servers over TLS (with a client certificate: mutual TLS)."""
+    journal: Path | None = None
+    """The journal file (created if missing, else every tournament in it is restored); None: none."""
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
+    """Inputs of a tournament between two snapshots of its director in the journal."""
 
 
 class TournamentServer:
@@ -58,6 +67,9 @@ class TournamentServer:
         self.port = 0
         self.metrics_port: int | None = None
         self.lobby: TournamentLobby | None = None
+        self.journal: Journal | None = None
+        self.restored = 0
+        """Tournaments rebuilt from the journal at the start."""
         self._servers: TableServers | None = None
         self._serving: Serving | None = None
 
@@ -68,7 +80,17 @@ class TournamentServer:
         )
         self._count_servers(servers)
         servers.listen(lambda endpoint, up: self._count_servers(servers))
-        self.lobby = TournamentLobby(servers, self.metrics, config.limits)
+        if config.journal is not None:
+            self.journal = Journal(config.journal, snapshot_every=config.snapshot_every)
+        self.lobby = TournamentLobby(servers, self.metrics, config.limits, self.journal)
+        if self.journal is not None:
+            began = time.perf_counter()
+            self.restored = self.lobby.restore()
+            log.info(
+                "journal read",
+                extra={"journal": str(config.journal), "tournaments": self.restored,
+                       "seconds": round(time.perf_counter() - began, 3), "bytes": self.journal.size},
+            )
         try:
             serving = self._serving = await Serving.start(
                 handlers(TournamentService(self.lobby, config.operator_token)),
@@ -81,6 +103,8 @@ class TournamentServer:
             )
         except OSError:
             await servers.close()
+            if self.journal is not None:
+                self.journal.close()
             raise
         servers.start()
         self.port, self.metrics_port = serving.port, serving.metrics_port
@@ -97,6 +121,20 @@ class TournamentServer:
         await self._serving.health.enter_graceful_shutdown()
         await self.lobby.shutdown()
         await self._serving.stop(grace=2.0)  # Watch streams were ended: let them write their last
+        await self._servers.close()
+        if self.journal is not None:
+            self.journal.close()
+
+
+    async def kill(self) -> None:
+        """Stop at once, as if the process died (SIGKILL): no pause, no drain, no table closed, every
+        call cancelled, the journal left as its last commit made it. A server started again on the
+        journal carries on; restart tests run in one process use this."""
+        assert self._serving is not None and self.lobby is not None and self._servers is not None
+        self.lobby.abandon()
+        if self.journal is not None:
+            self.journal.close()
+        await self._serving.stop(grace=None)
         await self._servers.close()
 
 

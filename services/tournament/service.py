@@ -14,8 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import grpc
 
 from tablestorm.services.api import tournament_pb2 as tpb
-from tablestorm.services.director.commands import Command
-from tablestorm.services.director.director import Director
+from tablestorm.services.director import inputs as di
 from tablestorm.services.fields import FieldError
 from tablestorm.services.rpc.errors import invalid
 from tablestorm.services.rpc.handlers import Context, unary, unary_stream
@@ -93,7 +92,7 @@ class TournamentService:
         return (await self._lobby.operate(tournament_id(request.tournament_id), call)).state()
 
     async def start(self, request: tpb.TournamentRequest, context: Context) -> tpb.TournamentState:
-        return await self._operate(request, context, lambda live: live.submit(live.director.start))
+        return await self._operate(request, context, lambda live: live.give(di.Start()))
 
     async def pause(self, request: tpb.TournamentRequest, context: Context) -> tpb.TournamentState:
         return await self._operate(request, context, lambda live: live.pause())
@@ -118,7 +117,7 @@ class TournamentService:
 
     async def _play(
         self, request: tpb.PlayerRequest | tpb.PlayerAwayRequest, context: Context,
-        action: Callable[[str], Callable[[Director, float], list[Command]]],
+        action: Callable[[str], di.Input],
     ) -> tpb.TournamentState:
         """A call the player makes for itself: ``action(player_id)`` is the director's input."""
         pid = player_id(request.player_id)
@@ -126,16 +125,14 @@ class TournamentService:
         return (await self._lobby.play(tid, pid, self._player_token(context), action(pid))).state()
 
     async def rebuy(self, request: tpb.PlayerRequest, context: Context) -> tpb.TournamentState:
-        return await self._play(request, context, lambda pid: lambda director, now: director.rebuy(pid, now))
+        return await self._play(request, context, di.Rebuy)
 
     async def add_on(self, request: tpb.PlayerRequest, context: Context) -> tpb.TournamentState:
-        return await self._play(request, context, lambda pid: lambda director, now: director.add_on(pid, now))
+        return await self._play(request, context, di.AddOn)
 
     async def set_away(self, request: tpb.PlayerAwayRequest, context: Context) -> tpb.TournamentState:
         away = request.away
-        return await self._play(
-            request, context, lambda pid: lambda director, now: director.set_away(pid, away, now)
-        )
+        return await self._play(request, context, lambda pid: di.SetAway(pid, away))
 
     # ----------------------------------------------------------------- results
 

@@ -225,6 +225,18 @@ class TablePlacement:
         self._unplaced.pop(table_id, None)
         return self._retire(table_id) if table_id in self._placed else []
 
+    # ----------------------------------------------------------------- a restart
+
+    def adopt(self, table_id: str, copy: Copy) -> Placement:
+        """A restarted server found the table's copy as its director holds it: placed there."""
+        self._epochs += 1
+        placement = self._placed[table_id] = Placement(copy, self._epochs)
+        return placement
+
+    def orphan(self, copy: Copy) -> list[Decision]:
+        """A restarted server found a copy it does not keep: stale, closed."""
+        return self._left(copy)
+
     # ----------------------------------------------------------------- steps of the driver
 
     def lose(self, table_id: str, epoch: int) -> list[Decision]:

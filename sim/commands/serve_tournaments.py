@@ -8,7 +8,7 @@ from typing import Final
 
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.commands.server_flags import LOG_LEVELS, check_pem, check_ports, together
-from tablestorm.sim.inputs import NON_NEGATIVE, PORT, flag
+from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, PORT, flag
 
 __all__ = ["MAX_OPERATOR_TOKEN", "MIN_OPERATOR_TOKEN", "register", "run"]
 
@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     Exit status 0 after a graceful stop (SIGTERM, SIGINT: every tournament pauses, running hands
     finish until --drain-seconds, the tables close); 2 when it cannot start: a bad flag, an
-    unreadable operator token file or TLS file, a --host that is not this machine's, a port in use.
+    unreadable operator token file or TLS file, a --journal that is not a journal or cannot be
+    written, a --host that is not this machine's, a port in use.
     """
     p = sub.add_parser("serve-tournaments", help="run a gRPC tournament server",
                        description=register.__doc__,
@@ -45,6 +46,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="PEM client certificate (with --tables-key and --tables-ca) presented to the table"
                         " servers (mutual TLS: their --tls-client-ca, --director-name)")
     p.add_argument("--tables-key", metavar="FILE", help="PEM private key of --tables-cert")
+    p.add_argument("--journal", metavar="FILE",
+                   help="SQLite journal of every tournament input (created if missing; an existing one is"
+                        " restored: its tournaments carry on); unset: tournaments end with the process")
+    p.add_argument("--snapshot-every", type=flag(COUNT), default=None, metavar="N",
+                   help="inputs of a tournament between two snapshots in the journal (default 200)")
     p.add_argument("--drain-seconds", type=flag(NON_NEGATIVE), default=10.0,
                    help="at SIGTERM, how long running hands may finish before the tables close (default 10)")
     p.add_argument("--log-level", default="info", type=str.lower, choices=LOG_LEVELS,
@@ -82,6 +88,22 @@ def operator_token(path: str) -> str:
     return token
 
 
+def check_journal(path: str | None) -> None:
+    """``--journal``: a journal this server can write (an existing one is read back at the start)."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    from tablestorm.services.tournament.journal import Journal, JournalError
+
+    try:
+        journal = Journal(Path(path))
+        journal.tournaments()
+    except JournalError as exc:
+        raise FieldError("--journal", str(exc)) from None
+    journal.close()
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until stopped, once every flag and the operator token are checked; the exit status."""
     tables = table_endpoints(args.tables)
@@ -91,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
     if args.tables_cert is not None and args.tables_ca is None:
         raise FieldError("--tables-cert", "needs --tables-ca (mutual TLS is TLS)")
     check_pem(args, "--tls-cert", "--tls-key", "--tables-ca", "--tables-cert", "--tables-key")
+    if args.snapshot_every is not None and args.journal is None:
+        raise FieldError("--snapshot-every", "needs --journal")
     check_ports(args)
+    check_journal(args.journal)  # last: it creates the file when missing
     from pathlib import Path
 
     from tablestorm.services.rpc.tls import ClientTls, ServerTls  # after the checks: a refusal is instant
@@ -113,5 +138,7 @@ def run(args: argparse.Namespace) -> int:
             ClientTls(path(args.tables_ca), path(args.tables_cert), path(args.tables_key))
             if args.tables_ca is not None else None
         ),
+        journal=path(args.journal),
+        **({"snapshot_every": args.snapshot_every} if args.snapshot_every is not None else {}),
     )
     return server.run(config, args.log_level)

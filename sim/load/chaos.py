@@ -12,23 +12,25 @@ from dataclasses import dataclass
 
 from tablestorm.services.fields import FieldError
 
-_PATTERN = re.compile(r"(kill-host|kill-fleet)@(\d+(?:\.\d+)?)s?")
+LOAD_ACTIONS = ("kill-host", "kill-fleet")
+_TIME = r"@(\d+(?:\.\d+)?)s?"
 
 
 @dataclass(frozen=True, slots=True)
 class ChaosEvent:
-    """Kill one actor ``at`` seconds into the run: ``kill-host`` or ``kill-fleet``."""
+    """Kill one actor ``at`` seconds into the run: ``kill-host`` or ``kill-fleet`` (a tournament:
+    ``kill-host`` or ``kill-tournament-server``)."""
 
     action: str
     at: float
 
     @classmethod
-    def parse(cls, text: str) -> ChaosEvent:
-        """``kill-host@20s`` or ``kill-fleet@7.5``: the time is required (an event "at 0 s" by
-        omission would fire before the load has started); :class:`FieldError` naming ``--chaos``."""
-        match = _PATTERN.fullmatch(text.strip())
+    def parse(cls, text: str, actions: tuple[str, ...] = LOAD_ACTIONS) -> ChaosEvent:
+        """``kill-host@20s`` or ``kill-fleet@7.5`` (one of ``actions``): the time is required (an
+        event "at 0 s" by omission would fire before the load has started); :class:`FieldError`
+        naming ``--chaos``."""
+        match = re.fullmatch(f"({'|'.join(map(re.escape, actions))}){_TIME}", text.strip())
         if match is None:
-            raise FieldError(
-                "--chaos", f"expected kill-host@SECONDS or kill-fleet@SECONDS (e.g. kill-host@20s), got {text!r}"
-            )
+            expected = " or ".join(f"{action}@SECONDS" for action in actions)
+            raise FieldError("--chaos", f"expected {expected} (e.g. {actions[0]}@20s), got {text!r}")
         return cls(match.group(1), float(match.group(2)))

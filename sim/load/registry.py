@@ -3,16 +3,20 @@
 One registry serves a load run (a named Ray actor wraps :class:`Registry`). Table hosts register
 their endpoints and write their ledger entries here; bots ask it where a table lives after their
 stream breaks; the driver asks it, when a host dies, for the last consistent state of each table
-that host held (see :mod:`tablestorm.services.table.ledger`).
+that host held (see :mod:`tablestorm.services.table.ledger`). Given a journal
+(:mod:`.registry_journal`), every change is stored there before the call that made it returns,
+and a registry made again on that journal (its actor restarted) starts where the last one was.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan
 from tablestorm.sim.load.batching import Batched
+from tablestorm.sim.load.registry_journal import RegistryJournal
 
 
 @dataclass(slots=True)
@@ -51,18 +55,44 @@ class Registry:
     """A load run's one source of truth outside the hosts: where every table lives, and each
     table's ledger, so a lost host's tables can be rebuilt elsewhere with no chip lost."""
 
-    def __init__(self) -> None:
+    def __init__(self, journal: str | None = None, key: bytes | None = None) -> None:
+        """``journal``: a file to keep every change in (created if missing, else read back),
+        ``key``: the Fernet key its seat tokens are encrypted with (required with a journal)."""
         self.hosts: dict[str, HostInfo] = {}
         self._tables: dict[str, _Table] = {}
+        self._journal: RegistryJournal | None = None
+        if journal is not None:
+            if key is None:
+                raise ValueError("key: a journal's seat tokens need a key")
+            self._journal = RegistryJournal(Path(journal), key)
+            hosts, tables = self._journal.load()
+            self.hosts = {row[0]: HostInfo(*row) for row in hosts}
+            self._tables = {
+                t: _Table(options, seed, host_id, last, incarnation, restoring)
+                for t, options, seed, host_id, incarnation, restoring, last in tables
+            }
+
+    def _saved(self, host_ids: list[str], table_ids: list[str]) -> None:
+        """These hosts and tables as they are now, in the journal (if any) before the call returns."""
+        if self._journal is None:
+            return
+        hosts = [(h.host_id, h.endpoint, h.metrics, h.node_id, h.alive) for h in map(self.hosts.__getitem__, host_ids)]
+        tables = [
+            (t, table.options, table.seed, table.host_id, table.incarnation, table.restoring, table.last)
+            for t, table in ((t, self._tables[t]) for t in table_ids)
+        ]
+        self._journal.save(hosts, tables)
 
     # ----------------------------------------------------------------- hosts and placement
 
     def register_host(self, host_id: str, endpoint: str, metrics: str, node_id: str) -> None:
         self.hosts[host_id] = HostInfo(host_id, endpoint, metrics, node_id)
+        self._saved([host_id], [])
 
     def mark_dead(self, host_id: str) -> list[str]:
         """Take a host out of service; returns the tables it held."""
         self.hosts[host_id].alive = False
+        self._saved([host_id], [])
         return [t for t, table in self._tables.items() if table.host_id == host_id and table.open]
 
     def where(self, table_id: str) -> str | None:
@@ -84,6 +114,7 @@ class Registry:
         table.host_id = host_id
         table.incarnation += 1
         table.restoring = True
+        self._saved([], [table_id])
 
     def tables(self) -> dict[str, str]:
         """Every open table and the host holding it."""
@@ -94,15 +125,19 @@ class Registry:
     def record(self, host_id: str, entries: list[LedgerEntry]) -> None:
         """Store a host's entries, in the order it wrote them."""
         for entry in entries:
-            table = self._tables.get(entry.table_id)
-            if table is None or not table.open:
-                if entry.kind == "created":  # a new table (or one opened again under a closed one's id)
-                    self._tables[entry.table_id] = _Table(entry.options, entry.seed, host_id, entry)
-            elif table.host_id == host_id and entry.kind != "created":
-                # A dead host's late writes never overwrite its successor's; and the successor's
-                # "created" (a rebuild starting) keeps the entry it rebuilds from until its seats come.
-                table.last = entry
-                table.restoring = False
+            self._record(host_id, entry)
+        self._saved([], list(dict.fromkeys(entry.table_id for entry in entries if entry.table_id in self._tables)))
+
+    def _record(self, host_id: str, entry: LedgerEntry) -> None:
+        table = self._tables.get(entry.table_id)
+        if table is None or not table.open:
+            if entry.kind == "created":  # a new table (or one opened again under a closed one's id)
+                self._tables[entry.table_id] = _Table(entry.options, entry.seed, host_id, entry)
+        elif table.host_id == host_id and entry.kind != "created":
+            # A dead host's late writes never overwrite its successor's; and the successor's
+            # "created" (a rebuild starting) keeps the entry it rebuilds from until its seats come.
+            table.last = entry
+            table.restoring = False
 
     def plan(self, table_id: str) -> RecoveryPlan:
         table = self._tables[table_id]

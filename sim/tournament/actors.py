@@ -15,6 +15,7 @@ import asyncio
 import os
 import time
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -22,6 +23,7 @@ import ray
 
 from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.director import events as ev
+from tablestorm.services.director import inputs as di
 from tablestorm.services.director.structure import TournamentStructure
 from tablestorm.services.rpc.gc_policy import tune_for_latency
 from tablestorm.services.tournament.live import LiveTournament
@@ -46,20 +48,28 @@ WATCH_OPENING = 50
 class TournamentActor:
     """A tournament server on Ray, placing its tables on the run's table hosts."""
 
-    def __init__(self, tables: list[str], hand_pause_s: float) -> None:
+    def __init__(self, tables: list[str], hand_pause_s: float, journal: str | None = None, port: int = 0) -> None:
+        """``journal``: its file (an existing one is restored); ``port``: 0 picks one."""
         self.config = TournamentServerConfig(
-            tables=tuple(tables), host=node_ip(), port=0, limits=LobbyLimits(hand_pause_s=hand_pause_s)
+            tables=tuple(tables), host=node_ip(), port=port, limits=LobbyLimits(hand_pause_s=hand_pause_s),
+            journal=None if journal is None else Path(journal),
         )
         self.server = TournamentServer(self.config)
 
     async def start(self) -> dict[str, Any]:
-        """Serve; returns where (its gRPC endpoint) and on which node."""
+        """Serve; returns where (its gRPC endpoint), on which node, its process, and what it read
+        of its journal (tournaments restored, seconds, bytes)."""
+        began = time.perf_counter()
         await self.server.start()
         tune_for_latency()
+        journal = self.server.journal
         return {
             "endpoint": f"{self.config.host}:{self.server.port}",
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),
+            "restored": self.server.restored,
+            "start_s": time.perf_counter() - began,
+            "journal_bytes": None if journal is None else journal.size,
         }
 
     def _live(self, tournament_id: str) -> LiveTournament:
@@ -75,7 +85,7 @@ class TournamentActor:
         """Start it (TOURN-2: the seat draw, then the deals); a started sit-and-go is left alone."""
         live = self._live(tournament_id)
         if not live.director.started:
-            await live.submit(live.director.start)
+            await live.give(di.Start())
 
     async def status(self, tournament_id: str) -> dict[str, Any]:
         """What the live view shows, now."""

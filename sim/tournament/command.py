@@ -36,6 +36,8 @@ RATES: Final = {"late_share": "--late-share", "reentry_rate": "--reentry-rate", 
                 "addon_rate": "--addon-rate"}
 """The field's rates (:class:`~tablestorm.sim.tournament.field.FieldRates`) by their flags."""
 DEFAULT_TIME_LIMIT_S: Final = 24 * 3600.0
+CHAOS_ACTIONS: Final = ("kill-host", "kill-tournament-server")
+"""A tournament's chaos events (its players are not a load test's fleets)."""
 TOURNAMENT_ID: Final = "tournament"
 """Both modes' tournament id: table ids (and so the shuffles) derive from it."""
 
@@ -59,6 +61,8 @@ class TournamentArgs:
     connect_timeout: float
     time_limit_s: float
     out: Path
+    journal: Path | None = None
+    """Live: the tournament server's journal (a ``kill-tournament-server`` event restarts it from it)."""
 
     @property
     def late_entrants(self) -> int:
@@ -122,7 +126,7 @@ def check(args: argparse.Namespace) -> TournamentArgs:
         raise FieldError(RATES[exc.field], exc.reason) from None
     profiles = rates.profiles([PlayerProfile(kind, think=think, weight=weight) for kind, weight in mix.items()])
     dealing = ONLINE_DEALING if args.hand_pause is None else DealingModel(between_hands_s=args.hand_pause, card_s=0.0)
-    chaos = tuple(ChaosEvent.parse(text) for text in args.chaos)
+    chaos = tuple(ChaosEvent.parse(text, CHAOS_ACTIONS) for text in args.chaos)
     if args.accelerated:
         for name, given in (("--chaos", bool(chaos)), ("--hosts", args.hosts is not None),
                             ("--fleets", args.fleets is not None), ("--address", args.address is not None)):
@@ -133,9 +137,6 @@ def check(args: argparse.Namespace) -> TournamentArgs:
     if kills and hosts <= kills:
         raise FieldError("--chaos", f"{kills} kill-host event(s) need at least {kills + 1} table hosts (the killed "
                          f"host's tables are rebuilt on another); the run has {hosts} (--hosts)")
-    if any(event.action != "kill-host" for event in chaos):
-        raise FieldError("--chaos", "a tournament takes kill-host@SECONDS events only (its players are not a load "
-                         "test's fleets)")
     fleets = min(2, args.entrants) if args.fleets is None else args.fleets
     if fleets > args.entrants:
         raise FieldError("--fleets", f"{fleets} fleets for {args.entrants} entrants leaves a fleet without players")
@@ -144,8 +145,19 @@ def check(args: argparse.Namespace) -> TournamentArgs:
     out = writable(Path(args.out), "--out", directory=True)
     return TournamentArgs(
         structure, args.entrants, rates, profiles, dealing, seed, args.accelerated, chaos, hosts, fleets, address,
-        args.connect_timeout, args.time_limit, out,
+        args.connect_timeout, args.time_limit, out, journal_of(args, chaos, out),
     )
+
+
+def journal_of(args: argparse.Namespace, chaos: tuple[ChaosEvent, ...], out: Path) -> Path | None:
+    """``--journal`` (the run's own: a file there is replaced when the run starts); by default
+    ``journal.db`` in --out when the tournament server is to be killed (it restarts from it), else none."""
+    if args.journal is None:
+        restarts = any(event.action == "kill-tournament-server" for event in chaos)
+        return out / "journal.db" if restarts else None
+    if args.accelerated:
+        raise FieldError("--journal", "a live run's flag; --accelerated runs in this process, on no Ray")
+    return writable(Path(args.journal), "--journal", directory=False)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -188,7 +200,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="seconds between a table's hands, cards dealt at once, in both modes (default: the "
                    "online table: 15 s between hands and 0.15 s a card accelerated; 15 s live)")
     p.add_argument("--chaos", action="append", default=[], metavar="kill-host@SECONDS",
-                   help="live: kill a table host this many seconds after the start (repeatable)")
+                   help="live: kill a table host this many seconds after the start (repeatable);"
+                        " kill-tournament-server@SECONDS: kill -9 the tournament server, then start it"
+                        " again from its journal")
+    p.add_argument("--journal", metavar="FILE",
+                   help="live: the tournament server's SQLite journal, replaced when the run starts (default:"
+                        " journal.db in --out with --chaos kill-tournament-server, else none)")
     p.add_argument("--hosts", type=flag(COUNT), default=None, help="live: table host actors (default 2)")
     p.add_argument("--fleets", type=flag(COUNT), default=None, help="live: bot fleet actors (default 2)")
     p.add_argument("--address", help="live: join a Ray cluster, auto or HOST:PORT (default: a new local one)")

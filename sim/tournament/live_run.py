@@ -12,8 +12,12 @@ director sees the registrations in the accelerated order (its seat draw follows 
 
 Once a second the driver reads the tournament's state for the live view and fires the chaos events
 that are due (``kill-host@Ns``: the host actor is killed; the tournament server finds its tables
-lost and rebuilds them, TOURN-11). It stops when the tournament finishes, halts, runs past the
-time limit, or is interrupted (SIGINT or SIGTERM: the files are written all the same).
+lost and rebuilds them, TOURN-11; ``kill-tournament-server@Ns``: the tournament server's process
+is killed with SIGKILL and a new one started on the same port from its journal, ``journal.db`` in
+the output directory unless ``--journal`` names another, which it then finds its tables from
+and carries on, the players' Watch streams resuming after the last event they saw). It stops
+when the tournament finishes, halts, runs past the time limit, or is interrupted (SIGINT or
+SIGTERM: the files are written all the same).
 
 What only a live run measures: the **start burst** (seconds from the start until every starting
 table has dealt its first hand, to its first turn) and the **move latency** (from a moved
@@ -23,6 +27,8 @@ player's ``Moved`` event to its first turn at the new table).
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,10 +92,11 @@ class LiveRoom:
     deployed once (:meth:`deploy`), then any number of tournaments played on them by id."""
 
     def __init__(self, ray: Any, out: Path, *, hosts: int, fleets: int, hand_pause_s: float,
-                 longest_clock_s: float) -> None:
+                 longest_clock_s: float, journal: Path | None = None) -> None:
         """``hand_pause_s``: the tournament server's pause before every hand (the tables' own time
         between hands); ``longest_clock_s``: the longest action clock of the tournaments to be
-        played, which the bots' table calls must outwait (:data:`MIN_RPC_TIMEOUT_S` at least)."""
+        played, which the bots' table calls must outwait (:data:`MIN_RPC_TIMEOUT_S` at least);
+        ``journal``: the tournament server's journal (a file there is the run's own: replaced)."""
         self.ray = ray
         self.hosts = hosts
         self.fleet_count = fleets
@@ -98,6 +105,11 @@ class LiveRoom:
         self.deployment = Deployment(ray, out, host_limits={}, bot_config={}, start=time.time())
         self.tournament: Any = None
         """The tournament server's actor."""
+        self.journal = journal
+        self.tournament_servers_killed: list[dict[str, Any]] = []
+        self._tournament_args: tuple[Any, ...] = ()
+        """How the tournament server's actor is made (its tables, pause, journal and port)."""
+        self._tournament_info: dict[str, Any] = {}
         self.fleets: dict[str, Any] = {}
         self.hosts_killed: list[dict[str, Any]] = []
         self._players: dict[str, dict[str, int]] = {}
@@ -107,19 +119,18 @@ class LiveRoom:
 
     def deploy(self) -> None:
         """Start the hosts, the tournament server on this node, and the fleets."""
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from tablestorm.sim.tournament.actors import PlayerFleetActor, TournamentActor
+        from tablestorm.sim.tournament.actors import PlayerFleetActor
 
         ray, deployment = self.ray, self.deployment
         hosts = deployment.start_hosts(self.hosts)
         self._host_info = {h: deployment.info[h] for h in hosts}
         endpoints = [deployment.info[h].endpoint for h in hosts]
-        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-        self.tournament = remote(TournamentActor).options(scheduling_strategy=here).remote(
-            endpoints, self.hand_pause_s
-        )
-        endpoint = within(ray, self.tournament.start.remote(), START_TIMEOUT, "the tournament server")["endpoint"]
+        if self.journal is not None:
+            for stale in (self.journal, *(Path(f"{self.journal}{tail}") for tail in ("-wal", "-shm"))):
+                stale.unlink(missing_ok=True)
+        self._tournament_args = (endpoints, self.hand_pause_s, None if self.journal is None else str(self.journal))
+        endpoint = self._start_tournament_server(0)["endpoint"]
         placement = deployment.placement
         for k in range(self.fleet_count):
             fleet_id = f"players-{k}"
@@ -129,6 +140,37 @@ class LiveRoom:
             )
             info = within(ray, self.fleets[fleet_id].start.remote(), START_TIMEOUT, f"player fleet {fleet_id}")
             placement.placed({fleet_id: info["node_id"]})
+
+    def _start_tournament_server(self, port: int) -> dict[str, Any]:
+        """The tournament server's actor on this node (so that losing another never takes it along)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from tablestorm.sim.tournament.actors import TournamentActor
+
+        ray = self.ray
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.tournament = remote(TournamentActor).options(scheduling_strategy=here).remote(
+            *self._tournament_args, port
+        )
+        info: dict[str, Any] = within(ray, self.tournament.start.remote(), START_TIMEOUT, "the tournament server")
+        self._tournament_info = info
+        return info
+
+    def kill_tournament_server(self, at_s: float) -> dict[str, Any]:
+        """Chaos, ``at_s`` seconds into the run: SIGKILL the tournament server's process, then start
+        it again on the same port from its journal; returns when, how long until it served again
+        (a new actor's start included), and its journal's size then."""
+        assert self.journal is not None, "a journal is what it restarts from"
+        began = time.monotonic()
+        os.kill(self._tournament_info["pid"], signal.SIGKILL)  # on this node (see _start_tournament_server)
+        self.ray.kill(self.tournament, no_restart=True)  # dead already: Ray forgets it at once
+        port = int(self._tournament_info["endpoint"].rpartition(":")[2])
+        info = self._start_tournament_server(port)
+        killed = {"at_s": round(at_s, 3), "restart_s": round(time.monotonic() - began, 3),
+                  "journal_read_s": round(info["start_s"], 3), "journal_bytes": info["journal_bytes"],
+                  "tournaments_restored": info["restored"]}
+        self.tournament_servers_killed.append(killed)
+        return killed
 
     def create(self, tournament_id: str, structure: TournamentStructure, seed: int,
                entrants: Sequence[Entrant]) -> None:
@@ -269,7 +311,7 @@ class LiveTournamentRun:
         self.view = TournamentView(stream)
         self.room = LiveRoom(ray, request.out, hosts=request.hosts, fleets=request.fleets,
                              hand_pause_s=request.dealing.between_hands_s,
-                             longest_clock_s=request.structure.clock_seconds)
+                             longest_clock_s=request.structure.clock_seconds, journal=request.journal)
         self.registration_s: float | None = None
         """Seconds the players took to register, one after the other."""
 
@@ -314,7 +356,11 @@ class LiveTournamentRun:
                 return False
             elapsed = time.monotonic() - began
             while chaos and chaos[0].at <= elapsed:
-                chaos.pop(0)
+                if chaos.pop(0).action == "kill-tournament-server":
+                    back = room.kill_tournament_server(elapsed)
+                    self.view.note(f"chaos: killed the tournament server at {elapsed:.1f} s; back from its journal"
+                                   f" ({back['journal_bytes']} bytes) in {back['restart_s']:.2f} s")
+                    continue
                 killed = room.kill_host(elapsed)
                 if killed is not None:
                     self.view.note(f"chaos: killed table host {killed['host']} ({killed['endpoint']}) at "
@@ -339,6 +385,7 @@ class LiveTournamentRun:
             "fleets": request.fleets,
             "nodes": sum(1 for n in room.ray.nodes() if n.get("Alive")),
             "hosts_killed": room.hosts_killed,
+            "tournament_servers_killed": room.tournament_servers_killed,
             "tables_lost": outcome["tables_lost"],
             "hands_voided": outcome["hands_voided"],
             "halted": outcome["halted"],

@@ -97,6 +97,7 @@ def _live_section(live: Mapping[str, Any]) -> str:
         "player fleets": live.get("fleets"),
         "nodes": live.get("nodes"),
         "hosts killed": len(live.get("hosts_killed", [])),
+        "tournament server restarts": len(live.get("tournament_servers_killed", [])),
         "tables lost (rebuilt)": live.get("tables_lost"),
         "hands voided (TOURN-11)": live.get("hands_voided"),
         "start burst (s)": live.get("start_burst_s"),

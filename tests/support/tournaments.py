@@ -165,6 +165,8 @@ class Bot:
     """Where and how each of its Play streams ended (OK: moved or out; UNAVAILABLE: the server died)."""
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     """Notified on everything the bot sees (the bots of a test share one)."""
+    restarts: int = 0
+    """Watch streams the tournament server's death ended, and that were opened again."""
     _count: int = 0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -184,20 +186,32 @@ class Bot:
         async with self.changed:
             self.changed.notify_all()
 
-    async def watch(self, tournament_id: str) -> None:
+    async def watch(self, tournament_id: str, *, through_restarts: bool = False) -> None:
         """Follow the tournament with the token until it finishes, playing every seat given; then
         play on until each seat's stream ends, as the server ends every one (a table left on a
-        server down is closed once it is back, however late; a stream to a dead server fails)."""
+        server down is closed once it is back, however late; a stream to a dead server fails).
+        ``through_restarts``: a Watch the tournament server's death ends UNAVAILABLE is opened
+        again once it is back, resuming after the last seq seen (its seats play on meanwhile)."""
         request = tpb.WatchRequest(tournament_id=tournament_id, player_id=self.player_id)
         try:
-            async for event in self.stub.Watch(request, metadata=player(self.token)):
-                self.events.append(event)
-                if event.HasField("seat_assigned"):
-                    self.seats.append(event.seat_assigned)
-                    task = asyncio.ensure_future(self._play(event.seat_assigned))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
-                await self._notify()
+            while True:
+                try:
+                    async for event in self.stub.Watch(
+                        request, metadata=player(self.token), wait_for_ready=through_restarts
+                    ):
+                        self.events.append(event)
+                        request.resume_after_seq = event.seq
+                        if event.HasField("seat_assigned"):
+                            self.seats.append(event.seat_assigned)
+                            task = asyncio.ensure_future(self._play(event.seat_assigned))
+                            self._tasks.add(task)
+                            task.add_done_callback(self._tasks.discard)
+                        await self._notify()
+                    break
+                except grpc.aio.AioRpcError as exc:
+                    if not through_restarts or exc.code() != grpc.StatusCode.UNAVAILABLE:
+                        raise
+                    self.restarts += 1
             await asyncio.gather(*self._tasks)
         finally:
             for task in list(self._tasks):

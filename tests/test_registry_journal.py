@@ -1,0 +1,82 @@
+"""The load run's registry with a journal: dropped where it stands (its process dead) and made again
+on the same file, it answers exactly as before (where each table lives, each table's last ledger
+entry, the seat tokens, the chips); on Ray, its actor killed and restarted by Ray recovers so.
+The journal never holds a seat token in the clear, and another key does not open it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.fernet import Fernet
+
+from tablestorm.services.table.ledger import LedgerEntry, SeatRecord
+from tablestorm.sim.cluster import connection
+from tablestorm.sim.load.registry import Registry
+from tablestorm.sim.load.registry_journal import RegistryJournalError
+
+
+def entry(table: str, kind: str, hand: int, stacks: tuple[int, ...], bought: int = 2000, **extra: Any) -> LedgerEntry:
+    seats = tuple(SeatRecord(k + 1, f"p{k}", stack, f"secret-{table}-{k}", k == 1) for k, stack in enumerate(stacks))
+    return LedgerEntry(table, kind, hand, seats, bought=bought, **extra)
+
+
+def play(registry: Any, call: Any = lambda method, *args: method(*args)) -> None:
+    """Two hosts, three tables; one host dies mid-hand and its table moves to the other."""
+    call(registry.register_host, "h1", "127.0.0.1:1", "127.0.0.1:2", "node-a")
+    call(registry.register_host, "h2", "127.0.0.1:3", "127.0.0.1:4", "node-b")
+    for table, host in (("t1", "h1"), ("t2", "h2"), ("t3", "h2")):
+        call(registry.record, host, [entry(table, "created", 0, (), bought=0, options=b"\x00opts", seed=2**63 + 5)])
+        hand = [entry(table, "seats", 0, (1000, 1000)), entry(table, "hand_started", 1, (990, 990))]
+        call(registry.record, host, hand)
+    call(registry.record, "h2", [entry("t3", "hand_ended", 1, (1500, 500)), entry("t3", "closed", 1, ())])
+    call(registry.mark_dead, "h1")
+    call(registry.move, "t1", "h2")
+
+
+def answers(registry: Registry) -> tuple[Any, ...]:
+    return (
+        registry.tables(), registry.where_many(["t1", "t2", "t3"]), registry.plan("t1"), registry.plan("t2"),
+        registry.seat_token("t2", 2, "p1"), registry.chips(), registry.hosts,
+    )
+
+
+def test_a_registry_made_again_on_its_journal_answers_as_before(tmp_path: Path) -> None:
+    key, path = Fernet.generate_key(), tmp_path / "registry.db"
+    first = Registry(str(path), key)
+    play(first)
+    before = answers(first)
+    again = Registry(str(path), key)  # the first one is dropped, not closed: as if its process died
+    assert answers(again) == before
+    assert again.plan("t1").hand_voided and again.plan("t1").incarnation == 1 and again.where("t1") is None
+    again.record("h2", [entry("t1", "seats", 1, (1000, 1000))])  # the rebuild seated: handed out again
+    assert Registry(str(path), key).where("t1") == "127.0.0.1:3"
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"secret-" not in stored, "seat tokens are encrypted in the journal"
+    with pytest.raises(RegistryJournalError, match="not under this key"):
+        Registry(str(path), Fernet.generate_key())
+    with pytest.raises(ValueError, match="key"):
+        Registry(str(path))
+
+
+def test_the_registry_actor_killed_and_restarted_by_ray_recovers_from_its_journal(
+    ray_local: connection.ClusterInfo, tmp_path: Path
+) -> None:
+    import ray
+
+    from tablestorm.sim.load.actors import RegistryActor
+
+    key, path = Fernet.generate_key(), tmp_path / "registry.db"
+    handle = RegistryActor.options(max_restarts=1, max_task_retries=3).remote(str(path), key)
+    play(handle, lambda method, *args: ray.get(method.remote(*args), timeout=60))
+    plan = ray.get(handle.plan.remote("t1"), timeout=60)
+    pid = ray.get(handle.__ray_call__.remote(lambda actor: os.getpid()), timeout=60)
+    ray.kill(handle, no_restart=False)  # a forced kill; Ray restarts the actor with its arguments,
+    # and retries the calls that met the restart
+    assert ray.get(handle.plan.remote("t1"), timeout=120) == plan
+    assert ray.get(handle.where_many.remote(["t1", "t2", "t3"]), timeout=60) == [None, "127.0.0.1:3", "127.0.0.1:3"]
+    assert ray.get(handle.seat_token.remote("t2", 2, "p1"), timeout=60) == "secret-t2-1"
+    assert ray.get(handle.__ray_call__.remote(lambda actor: os.getpid()), timeout=60) != pid, "a new process"
+    ray.kill(handle, no_restart=True)
