@@ -11,7 +11,7 @@ TLS across the same three addresses, without Ray: table servers on 127.0.0.3 and
 the tournament server on 127.0.0.2, each with a certificate naming its own address only (no
 127.0.0.1, no localhost), mutual TLS between them; a sit-and-go on both table servers played to
 its winner over TLS, reached by address; a server whose certificate names 127.0.0.1 refused at
-127.0.0.3.
+127.0.0.3 by the services' gRPC clients and the bots' own HTTP/2 Play client alike.
 
 Slow (``-m slow``, minutes): three Ray nodes, two runs and a tournament to its winner.
 """
@@ -22,6 +22,7 @@ import asyncio
 import functools
 import json
 import re
+import ssl
 import subprocess
 import threading
 import time
@@ -44,6 +45,8 @@ from support.tournaments import OPERATOR, TIMEOUT, Channels, fast_structure, sea
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.rpc.tls import ClientTls, channel
+from tablestorm.sim.bots.client import Tls
+from tablestorm.sim.bots.client.play import PlayConnection
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
@@ -223,13 +226,26 @@ async def test_tls_names_each_hosts_address_and_a_sit_and_go_plays_across_them(t
                        "--tls-cert", str(cert), "--tls-key", str(key), "--tls-client-ca", str(certs.ca),
                        "--director-name", DIRECTOR)
 
-    # A certificate naming 127.0.0.1 and localhost, served at 127.0.0.3: refused by name.
-    with table_server(WORKER_IPS[0], certs.cert, certs.key) as (misnamed, ports):
-        async with channel(f"{WORKER_IPS[0]}:{ports['grpc_port']}", player) as wrong:
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await health_pb2_grpc.HealthStub(wrong).Check(health_pb2.HealthCheckRequest(), timeout=10)
-        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
-        stop(misnamed)
+    # The services' gRPC clients and the bots' own HTTP/2 client check the address they reach a
+    # server at: a certificate naming 127.0.0.1 and localhost, served at 127.0.0.3, is refused; the
+    # same server with a certificate naming 127.0.0.3 is not.
+    at = WORKER_IPS[0]
+    for (cert, key), right in (((certs.cert, certs.key), False), (named[at], True)):
+        with process("serve", "--host", at, "--port", "0", "--drain-seconds", "0", "--tls-cert", str(cert),
+                     "--tls-key", str(key)) as (server, ports):
+            endpoint = f"{at}:{ports['grpc_port']}"
+            async with channel(endpoint, ClientTls(certs.ca)) as client:
+                check = health_pb2_grpc.HealthStub(client).Check(health_pb2.HealthCheckRequest(), timeout=10)
+                if right:
+                    assert (await check).status == health_pb2.HealthCheckResponse.SERVING
+                    (await PlayConnection.connect(endpoint, tls=Tls(certs.ca.read_bytes()).context())).close()
+                else:
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await check
+                    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+                    with pytest.raises(ssl.SSLCertVerificationError, match="IP address mismatch"):
+                        await PlayConnection.connect(endpoint, tls=Tls(certs.ca.read_bytes()).context())
+            stop(server)
 
     with table_server(WORKER_IPS[0], *named[WORKER_IPS[0]]) as (first, first_ports), \
             table_server(WORKER_IPS[1], *named[WORKER_IPS[1]]) as (second, second_ports):
