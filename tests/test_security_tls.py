@@ -16,7 +16,6 @@ certificates a test CA signs (``tls_certs``).
 from __future__ import annotations
 
 import asyncio
-import random
 from pathlib import Path
 
 import grpc
@@ -26,7 +25,7 @@ from support.certificates import TlsFiles, issue_client_cert, make_tls_files
 from support.processes import assert_refused, process, stop, tablestorm
 from support.running import run_async
 from support.table_server import stud_options
-from support.tournaments import OPERATOR, TIMEOUT, Bot, Channels, fast_structure, operator, until
+from support.tournaments import OPERATOR, TIMEOUT, Channels, fast_structure, seated_sit_and_go
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
@@ -71,23 +70,6 @@ async def test_a_table_server_over_tls_serves_clients_trusting_its_ca_only(certs
         stop(server)
 
 
-class TlsChannels(Channels):
-    """The bots' channels to the table servers, over mutual TLS with one player certificate."""
-
-    def __init__(self, tls: ClientTls) -> None:
-        super().__init__()
-        self._tls = tls
-        self._secure: dict[str, grpc.aio.Channel] = {}
-
-    def stub(self, endpoint: str) -> rpc.TableServiceStub:
-        if endpoint not in self._secure:
-            self._secure[endpoint] = channel(endpoint, self._tls)
-        return rpc.TableServiceStub(self._secure[endpoint])
-
-    async def close(self) -> None:
-        await asyncio.gather(*(c.close() for c in self._secure.values()))
-
-
 @run_async
 async def test_mutual_tls_for_the_director_and_a_tournament_played_over_tls(certs: TlsFiles, tmp_path: Path) -> None:
     director_cert, director_key = issue_client_cert(certs, DIRECTOR)
@@ -111,16 +93,8 @@ async def test_mutual_tls_for_the_director_and_a_tournament_played_over_tls(cert
             assert await refused_code(endpoint, ClientTls(certs.ca)) == grpc.StatusCode.UNAVAILABLE  # no certificate
             async with channel(lobby, ClientTls(certs.ca)) as secure:
                 stub = trpc.TournamentServiceStub(secure)
-                structure = fast_structure("5stud", max_entrants=4)
-                await stub.CreateTournament(
-                    tpb.CreateTournamentRequest(tournament_id="sng", structure=structure, seed=2), metadata=operator()
-                )
-                channels, changed = TlsChannels(player_tls), asyncio.Condition()
-                players = [Bot(f"p{k}", stub, channels, random.Random(k), changed=changed) for k in range(1, 5)]
-                for bot in players:
-                    await bot.register("sng")  # the fourth fills it: it starts by itself
-                watching = [asyncio.ensure_future(bot.watch("sng")) for bot in players]
-                await until(changed, lambda: all(bot.seats for bot in players))
+                channels = Channels(player_tls)
+                players, watching = await seated_sit_and_go(stub, fast_structure("5stud", max_entrants=4), channels)
                 seat = players[0].seats[0]
                 assert seat.endpoint == endpoint
 

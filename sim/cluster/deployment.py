@@ -211,6 +211,11 @@ class Deployment:
                 dead.append(actor_id)
         return answers, dead
 
+    def node_address(self, node_id: str) -> str:
+        """The address of a Ray node of the run, a lost one included ("" once Ray has forgotten it):
+        what names a lost node where several share one address, with its id."""
+        return next((n["NodeManagerAddress"] for n in self.ray.nodes() if n["NodeID"] == node_id), "")
+
     def check_hosts(self) -> list[str]:
         """Ping every host: the hosts Ray reports dead."""
         return self.poll(self.hosts, "ping", HOST_CHECK_TIMEOUT)[1]

@@ -410,6 +410,9 @@ class LoadTest:
         """Count what the servers' outages cost: a host's voided hands (its tables are back
         elsewhere), a lost server's tables and the bots that sat at them (told to stop there)."""
         for recovery in outages.recoveries:
+            print(f"rebuilt: {recovery.host} ({recovery.endpoint}) on node {recovery.node_address}, lost at "
+                  f"{recovery.at_s:.1f}s: {len(recovery.tables)} tables on the other hosts, {recovery.voided} hand"
+                  f"{'' if recovery.voided == 1 else 's'} voided", file=self.stream, flush=True)
             state.hands_voided_by_faults += recovery.voided
             for table_id in recovery.voided_tables:
                 state.stats.hand_voided(state.games[table_id])
@@ -433,6 +436,7 @@ class LoadTest:
             return
         at = self._now(state)
         lost_node = state.placements.get(fleet_id)
+        where = ("", "") if lost_node is None else (lost_node, deployment.node_address(lost_node))
         replacement = self._start_fleet(state, frozenset({lost_node} if lost_node else ()))
         deployment.write_targets()
         orphans = state.pool.held_by(fleet_id)
@@ -442,7 +446,7 @@ class LoadTest:
                 state.pool.lose(seat)
             state.notes.append(f"{fleet_id} was lost at {at:.1f} s: its {len(orphans)} seats stay taken at their "
                                "servers (no ledger holds their tokens)")
-            state.timeline.fleet_recovered(fleet_id, at, cause, 0, None)
+            state.timeline.fleet_recovered(fleet_id, at, cause, 0, None, where)
             return
         assignments = []
         for (seat, occupant), token in zip(orphans, tokens, strict=True):
@@ -465,7 +469,9 @@ class LoadTest:
             else:
                 state.online[replacement] += back
         back_s = time.time() - state.start - at if back == len(assignments) else None
-        state.timeline.fleet_recovered(fleet_id, at, cause, len(assignments), back_s)
+        if back_s is not None:  # a node lost with a host and a fleet: the seats at its moved tables are back
+            state.timeline.returned(Return(a.table_id, a.seat, at + back_s) for a in assignments)
+        state.timeline.fleet_recovered(fleet_id, at, cause, len(assignments), back_s, where)
 
     # ----------------------------------------------------------------- the end
 

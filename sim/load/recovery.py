@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from tablestorm.services.table.ledger import RecoveryPlan
-from tablestorm.sim.cluster.deployment import Deployment
+from tablestorm.sim.cluster.deployment import ActorInfo, Deployment
 
 CHAOS: Final = "chaos"
 """A host lost because the run's chaos killed it."""
@@ -29,6 +29,10 @@ class Recovery:
 
     host: str
     endpoint: str
+    node_id: str
+    """The Ray node the host ran on."""
+    node_address: str
+    """That node's address (its IP)."""
     at_s: float
     cause: str
     tables: tuple[str, ...]
@@ -58,11 +62,11 @@ def rebuild_tables(
     registry = deployment.registry
     recoveries: list[Recovery] = []
     pending = list(dead)
-    endpoints: dict[str, str] = {}
+    lost: dict[str, ActorInfo] = {}
     while pending:
         tables: list[tuple[str, str]] = []
         for host_id in pending:
-            endpoints.setdefault(host_id, deployment.info[host_id].endpoint)
+            lost.setdefault(host_id, deployment.info[host_id])
             deployment.remove_host(host_id)
             tables += [(host_id, t) for t in ray.get(registry.mark_dead.remote(host_id))]
         if replace:
@@ -93,7 +97,9 @@ def rebuild_tables(
         for host_id, voided in voided_from.items():
             recoveries.append(Recovery(
                 host=host_id,
-                endpoint=endpoints[host_id],
+                endpoint=lost[host_id].endpoint,
+                node_id=lost[host_id].node_id,
+                node_address=deployment.node_address(lost[host_id].node_id),
                 at_s=at_s,
                 cause=cause,
                 tables=tuple(t for h, t in tables if h == host_id),

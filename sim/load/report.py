@@ -444,12 +444,13 @@ def _faults_section(summary: Mapping[str, Any]) -> str:
     parts = []
     if recoveries or fleets:
         rows = [
-            (r["at_s"], [fmt(r["at_s"], "s"), f"{escape(r['host'])} ({escape(r['server'])}): tables rebuilt elsewhere",
+            (r["at_s"], [fmt(r["at_s"], "s"), f"{escape(r['host'])} ({escape(r['server'])}{_on_node(r)}): tables "
+                         "rebuilt elsewhere",
                          escape(r["cause"]), fmt(r["tables"]), fmt(r["voided"]), fmt(r["chips_refunded"]),
                          f"{r['bots_back']:,} of {r['bots']:,}", fmt(r["back_s"], "s")])
             for r in recoveries
         ] + [
-            (f["at_s"], [fmt(f["at_s"], "s"), f"{escape(f['fleet'])}: seats handed to a new fleet",
+            (f["at_s"], [fmt(f["at_s"], "s"), f"{escape(f['fleet'])}{_on_node(f)}: seats handed to a new fleet",
                          escape(f["cause"]), "–", "–", "–", f"{f['seats']:,}", fmt(f["back_s"], "s")])
             for f in fleets
         ]
@@ -463,6 +464,15 @@ def _faults_section(summary: Mapping[str, Any]) -> str:
             numeric_from=2,
         ))
     return f"<h2>Faults and recoveries</h2>{''.join(parts)}"
+
+
+def _on_node(recovery: Mapping[str, Any]) -> str:
+    """The node a lost host or fleet was lost with, as ``on node ADDRESS (ID)`` with the first 8
+    digits of its id (several nodes may share an address); empty when the summary does not say."""
+    address, node_id = recovery.get("node_address"), recovery.get("node_id")
+    if not address:
+        return ""
+    return f" on node {escape(address)}" + (f" ({escape(node_id[:8])})" if node_id else "")
 
 
 def _servers_table(servers: Sequence[Mapping[str, Any]]) -> str:

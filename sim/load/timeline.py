@@ -38,6 +38,8 @@ class _Rebuilt:
         return {
             "host": recovery.host,
             "server": recovery.endpoint,
+            "node_id": recovery.node_id,
+            "node_address": recovery.node_address,
             "at_s": recovery.at_s,
             "cause": recovery.cause,
             "tables": len(recovery.tables),
@@ -75,10 +77,13 @@ class Timeline:
                     rebuilt.back.setdefault(key, back.at_s)
                     break
 
-    def fleet_recovered(self, fleet: str, at_s: float, cause: str, seats: int, back_s: float | None) -> None:
-        """A lost fleet's ``seats`` were handed to a new fleet, all playing ``back_s`` later (None: not all)."""
-        self._fleets.append({"fleet": fleet, "at_s": at_s, "cause": cause, "seats": seats,
-                             "back_s": None if back_s is None else round(back_s, 2)})
+    def fleet_recovered(
+        self, fleet: str, at_s: float, cause: str, seats: int, back_s: float | None, node: tuple[str, str]
+    ) -> None:
+        """A lost fleet's ``seats`` were handed to a new fleet, all playing ``back_s`` later (None: not
+        all); ``node``: the id and the address of the node the lost fleet ran on."""
+        self._fleets.append({"fleet": fleet, "node_id": node[0], "node_address": node[1], "at_s": at_s,
+                             "cause": cause, "seats": seats, "back_s": None if back_s is None else round(back_s, 2)})
 
     def server_lost(self, loss: ServerLoss, seats: Iterable[tuple[str, int]]) -> None:
         """A given server stopped answering; ``seats``: (table, seat) the bots held on it."""

@@ -116,6 +116,8 @@ class LiveRoom:
         """Players of each tournament in each fleet."""
         self._host_info: dict[str, ActorInfo] = {}
         """Every table host started, by id (a killed one's stays)."""
+        self._nodes: dict[str, str] = {}
+        """The Ray nodes alive at the deploy: id -> address."""
 
     def deploy(self) -> None:
         """Start the hosts, the tournament server on this node, and the fleets."""
@@ -123,6 +125,7 @@ class LiveRoom:
         from tablestorm.sim.tournament.actors import PlayerFleetActor
 
         ray, deployment = self.ray, self.deployment
+        self._nodes = self.nodes_alive()
         hosts = deployment.start_hosts(self.hosts)
         self._host_info = {h: deployment.info[h] for h in hosts}
         endpoints = [deployment.info[h].endpoint for h in hosts]
@@ -265,6 +268,16 @@ class LiveRoom:
             "violations": [v for r in reports for v in r["violations"]][:20],
         }
 
+    def nodes_alive(self) -> dict[str, str]:
+        """The Ray nodes alive now: id -> address."""
+        return {n["NodeID"]: n["NodeManagerAddress"] for n in self.ray.nodes() if n.get("Alive")}
+
+    def nodes_lost(self) -> list[dict[str, str]]:
+        """The nodes alive at the deploy and gone now, each with its address (what names a lost host
+        where one address is a machine) and id (where several nodes share one)."""
+        alive = self.nodes_alive()
+        return [{"node_id": node, "address": address} for node, address in self._nodes.items() if node not in alive]
+
     def _seats_by_node(self, reports: Sequence[dict[str, Any]]) -> dict[str, int]:
         """Seats assigned at each Ray node's table hosts (the killed ones' included)."""
         nodes = {info.endpoint: info.node_id for info in self._host_info.values()}
@@ -383,7 +396,8 @@ class LiveTournamentRun:
         live = {
             "hosts": request.hosts,
             "fleets": request.fleets,
-            "nodes": sum(1 for n in room.ray.nodes() if n.get("Alive")),
+            "nodes": len(room.nodes_alive()),
+            "nodes_lost": room.nodes_lost(),
             "hosts_killed": room.hosts_killed,
             "tournament_servers_killed": room.tournament_servers_killed,
             "tables_lost": outcome["tables_lost"],

@@ -96,6 +96,7 @@ def _live_section(live: Mapping[str, Any]) -> str:
         "table hosts": live.get("hosts"),
         "player fleets": live.get("fleets"),
         "nodes": live.get("nodes"),
+        "nodes lost": ", ".join(f"{n['address']} ({n['node_id'][:8]})" for n in live.get("nodes_lost", ())) or "none",
         "hosts killed": len(live.get("hosts_killed", [])),
         "tournament server restarts": len(live.get("tournament_servers_killed", [])),
         "tables lost (rebuilt)": live.get("tables_lost"),

@@ -16,7 +16,7 @@ from pathlib import Path
 _USERS = re.compile(r"pid=(\d+)")
 
 
-def _descendants(root: int) -> set[int]:
+def descendants(root: int) -> set[int]:
     """``root`` and every process below it, from /proc (parents by ``stat`` field 4)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
@@ -48,7 +48,7 @@ def _loopback(address: str) -> bool:
 def outside_loopback(root: int | None = None) -> list[str]:
     """Established TCP connections of ``root`` (default: this process) and its descendants with
     an address that is not loopback (``ss -tnpH`` lines)."""
-    ours = _descendants(os.getpid() if root is None else root)
+    ours = descendants(os.getpid() if root is None else root)
     listing = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True, text=True, check=True)
     offending = []
     for line in listing.stdout.splitlines():
@@ -64,6 +64,6 @@ def outside_loopback(root: int | None = None) -> list[str]:
 
 def connections_of(root: int | None = None) -> int:
     """How many established TCP connections this process tree has (to show the check saw some)."""
-    ours = _descendants(os.getpid() if root is None else root)
+    ours = descendants(os.getpid() if root is None else root)
     listing = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True, text=True, check=True)
     return sum(1 for line in listing.stdout.splitlines() if {int(p) for p in _USERS.findall(line)} & ours)

@@ -22,6 +22,7 @@ from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.api import tournament_pb2_grpc as trpc
+from tablestorm.services.rpc.tls import ClientTls, channel
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.lobby import LobbyLimits
@@ -115,14 +116,16 @@ def player(token: str) -> tuple[tuple[str, str]]:
 
 
 class Channels:
-    """One channel per table server endpoint, shared by every bot of a test."""
+    """One channel per table server endpoint, shared by every bot of a test: TLS with ``tls`` (a
+    player's certificate, for mutual TLS), else plaintext."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ClientTls | None = None) -> None:
+        self._tls = tls
         self._channels: dict[str, grpc.aio.Channel] = {}
 
     def stub(self, endpoint: str) -> rpc.TableServiceStub:
         if endpoint not in self._channels:
-            self._channels[endpoint] = grpc.aio.insecure_channel(endpoint)
+            self._channels[endpoint] = channel(endpoint, self._tls)
         return rpc.TableServiceStub(self._channels[endpoint])
 
     async def close(self) -> None:
@@ -322,3 +325,22 @@ async def started(
 async def play_to_the_end(servers: Servers, tournament_id: str, players: list[Bot]) -> list[asyncio.Task[None]]:
     """Start every bot's Watch; returns the tasks (they end when the tournament finishes)."""
     return [asyncio.ensure_future(bot.watch(tournament_id)) for bot in players]
+
+
+async def seated_sit_and_go(
+    stub: trpc.TournamentServiceStub, structure: tpb.TournamentStructure, channels: Channels,
+    tournament_id: str = "sng", seed: int = 2,
+) -> tuple[list[Bot], list[asyncio.Task[None]]]:
+    """A sit-and-go created (as the operator) and filled by ``structure.max_entrants`` bots (the
+    last registration starts it), once every bot watching it holds its seat: the bots (p1..pN) and
+    their Watch tasks (they end when it finishes)."""
+    request = tpb.CreateTournamentRequest(tournament_id=tournament_id, structure=structure, seed=seed)
+    await stub.CreateTournament(request, metadata=operator())
+    changed = asyncio.Condition()
+    players = [Bot(f"p{k}", stub, channels, random.Random(k), changed=changed)
+               for k in range(1, structure.max_entrants + 1)]
+    for bot in players:
+        await bot.register(tournament_id)
+    watching = [asyncio.ensure_future(bot.watch(tournament_id)) for bot in players]
+    await until(changed, lambda: all(bot.seats for bot in players))
+    return players, watching
