@@ -138,11 +138,16 @@ class Feed:
     def ended(self) -> bool:
         return self.code is not None
 
-    def reopen(self) -> None:
+    def reopen(self, as_spectator: bool = False) -> None:
         """The server died under it: open it again after the last public seq it saw, as a player
-        does; its events go on from there (:meth:`numbering_fault` reads them as one stream)."""
+        does; its events go on from there (:meth:`numbering_fault` reads them as one stream). One
+        who unregistered since it opened is no player there any more (its token went with it):
+        it resumes as a spectator, without its id and token."""
         assert self.code in SERVER_GONE, (self.code, self.details)
         self._request.resume_after_seq = self.last_seq
+        if as_spectator:
+            self._request.ClearField("player_id")
+            self._metadata = None
         self.code, self.details = None, ""
         self._call = self._stub.Watch(self._request, metadata=self._metadata, wait_for_ready=True)
         self._task = asyncio.ensure_future(self._pump())
@@ -998,15 +1003,17 @@ class TournamentServiceModel(ServiceModel):
         journal: every tournament carries on where it was (the invariants read the same books,
         TOURN-11, through the new one), its tables found where they dealt on, and every Watch
         stream the death ended, resumed after the last seq it saw, goes on gap-free."""
-        feeds = [f for t in self.tournaments for f in (t.spectator, *(p.feed for p in [*t.players.values(), *t.gone]))
+        feeds = [(f, unregistered) for t in self.tournaments
+                 for f, unregistered in ((t.spectator, False), *((p.feed, False) for p in t.players.values()),
+                                         *((p.feed, True) for p in t.gone))
                  if not f.ended]
         self.run(self.server.kill())
-        self.run(self.until(lambda: all(f.ended for f in feeds)))
+        self.run(self.until(lambda: all(f.ended for f, _ in feeds)))
         self.server = TournamentServer(self.config)
         self.run(self.server.start())
         assert self.server.restored == len(self.tournaments)
-        for feed in feeds:
-            feed.reopen()
+        for feed, unregistered in feeds:
+            feed.reopen(as_spectator=unregistered)
         event(f"tournament server killed and restarted under {min(len(self.running()), 2)} running")
 
     # ----------------------------------------------------------------- after every step
