@@ -10,6 +10,7 @@ so a slow machine never makes a player miss one. Waits are on frames, never on s
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import aiohttp
@@ -21,6 +22,8 @@ from support.websocket_client import WsClient, door_serving
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
+from tablestorm.services.table.hub import EVENTS, SPECTATOR, LogEntry, Outbox, Subscribers, frame
+from tablestorm.services.websocket.codec import JsonWire
 from tablestorm.services.websocket.server import WebSocketDoor
 
 BUY_IN = 800
@@ -179,6 +182,44 @@ async def test_resume_after_a_dropped_connection_replays_what_was_missed() -> No
             await back.play_turn("t")
         await back.close()
         await stream.close()
+
+
+class CountingWire(JsonWire):
+    """The JSON wire, counting what it encodes."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(table_id)
+        self.encoded = 0
+
+    def encode(self, message: bytes) -> bytes:
+        self.encoded += 1
+        return super().encode(message)
+
+
+@run_async
+async def test_a_broadcast_encodes_json_once_per_visibility_class() -> None:
+    """Eight WebSocket subscribers of a table (seats and spectators) share its wire: a public event
+    is encoded once for all of them, an event with a face-down card once more, for its owner."""
+    wire = CountingWire("t")
+    subscribers = Subscribers(max_spectators=64)
+    outboxes = [Outbox(seat, seat, 1 << 20, wire) for seat in range(1, 5)]
+    outboxes += [Outbox(SPECTATOR, SPECTATOR, 1 << 20, wire) for _ in range(4)]
+    for outbox in outboxes:
+        subscribers.add(outbox)
+    acted = pb.Event(seq=7, hand_number=1, acted=pb.Acted(seat=2, kind=pb.ACTION_KIND_CALL, to=8, added=4))
+    subscribers.broadcast([LogEntry(7, frame(EVENTS, acted), 0, b"")])
+    assert wire.encoded == 1
+    hidden = pb.Event(seq=8, hand_number=1, cards_dealt=pb.CardsDealt(seat=3, street=1, down=[-1], up=[40]))
+    own = pb.Event(seq=8, hand_number=1, cards_dealt=pb.CardsDealt(seat=3, street=1, down=[51], up=[40]))
+    subscribers.broadcast([LogEntry(8, frame(EVENTS, hidden), 3, frame(EVENTS, own))])
+    assert wire.encoded == 3
+    pending = [await outbox.next_chunks() for outbox in outboxes]
+    sent = [json.loads(chunk) for chunks in pending for chunk in chunks or ()]
+    assert len(sent) == 2 * len(outboxes) and sent.count(sent[0]) == len(outboxes), "the public event, alike"
+    dealt = [m["events"][0]["down"] for m in sent if m["events"][0]["type"] == "cards_dealt"]
+    assert sorted(dealt) == [[-1]] * 7 + [[51]], "the down card only to its owner"
 
 
 # ----------------------------------------------------------------- refusals
