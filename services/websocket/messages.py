@@ -195,6 +195,10 @@ class Error(Reply, frozen=True, kw_only=True, tag="error"):
 SERVER_MESSAGES: Final = (
     LoggedIn, Tables, Seated, SeatUpdated, StoodUp, Snapshot, Events, YourTurn, Ack, Reject, Left, Pong, Error
 )
+AnyServerMessage = (
+    LoggedIn | Tables | Seated | SeatUpdated | StoodUp | Snapshot | Events | YourTurn | Ack | Reject | Left | Pong
+    | Error
+)
 
 
 def message_type(cls: type[msgspec.Struct]) -> str:
