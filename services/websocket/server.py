@@ -11,6 +11,7 @@ pending frames and ``left`` went out.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from dataclasses import dataclass, field
@@ -78,9 +79,10 @@ class WebSocketDoor:
         log.info("websocket serving", extra={"websocket_port": self.port})
 
     async def stop(self) -> None:
-        for session, ws in list(self._sessions.items()):
-            await session.finish(SHUTDOWN_GRACE)
-            await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the server is shutting down")
+        sessions = list(self._sessions.items())
+        await asyncio.gather(*(session.finish(SHUTDOWN_GRACE) for session, _ in sessions))
+        going = b"the server is shutting down"
+        await asyncio.gather(*(ws.close(code=WSCloseCode.GOING_AWAY, message=going) for _, ws in sessions))
         await self._runner.cleanup()
 
     async def _connection(self, request: web.Request) -> web.WebSocketResponse:

@@ -134,12 +134,12 @@ class Session:
         except Refused as exc:
             await self.refuse(exc.message)
             return
-        if isinstance(message, Act):
-            await self._act(message)
-            return
         rid = message.rid if isinstance(message, Request) else ""
         try:
-            await self._dispatch(message)
+            if isinstance(message, Act):
+                await self._act(message)
+            else:
+                await self._dispatch(message)
         except ServiceError as exc:
             await self._send(Error(rid=rid, code=code_name(exc.code), message=exc.message))
         except (ConnectionError, asyncio.CancelledError):
@@ -295,14 +295,17 @@ class Session:
         """Send the table's frames in order until the table ends the subscription, then ``left``."""
         outbox = held.outbox
         send = self._send_frame
-        while (chunks := await outbox.next_chunks()) is not None:
-            for chunk in chunks:
-                await send(chunk)
-        if self._tables.get(held.table_id) is held:
-            del self._tables[held.table_id]
-        held.live.unsubscribe(outbox)
-        code = "ok" if outbox.close_code is None else code_name(outbox.close_code)
-        await self._send(Left(table_id=held.table_id, seat=held.seat, code=code, message=outbox.close_message))
+        try:
+            while (chunks := await outbox.next_chunks()) is not None:
+                for chunk in chunks:
+                    await send(chunk)
+            if self._tables.get(held.table_id) is held:
+                del self._tables[held.table_id]
+            held.live.unsubscribe(outbox)
+            code = "ok" if outbox.close_code is None else code_name(outbox.close_code)
+            await self._send(Left(table_id=held.table_id, seat=held.seat, code=code, message=outbox.close_message))
+        except ConnectionError:
+            pass  # the client went away; the connection's end stops its tables (close)
 
     def _drop(self, held: Subscription) -> None:
         """Stop streaming a table to this connection (the seat stays taken)."""
