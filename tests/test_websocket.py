@@ -44,15 +44,26 @@ async def _seated(door: WebSocketDoor, player_id: str, seat: int, table_id: str 
     return client, seated["seat_token"]
 
 
-def _played_out(closing: asyncio.Event, kinds: list[str]) -> bool:
-    """The table is closing and every hand a player saw start has ended."""
-    return closing.is_set() and kinds.count("hand_started") == kinds.count("hand_ended")
+class LastHand:
+    """The hand a closing table ends with: its number once CloseTable has answered."""
+
+    number: int | None = None
 
 
-async def _passive(client: WsClient, closing: asyncio.Event) -> None:
+async def _close(stub: rpc.TableServiceStub, last: LastHand) -> None:
+    """Close the table (the running hand plays out, no other is dealt) and note its last hand."""
+    await stub.CloseTable(pb.CloseTableRequest(table_id="t"))
+    last.number = (await stub.GetTable(pb.GetTableRequest(table_id="t"))).hand_number
+
+
+def _played_out(last: LastHand, hands_ended: list[int]) -> bool:
+    return last.number is not None and last.number in hands_ended
+
+
+async def _passive(client: WsClient, last: LastHand) -> None:
     """Play every turn with the first passive action offered, until the closing table played out."""
     def done() -> bool:
-        return _played_out(closing, [e["type"] for e in client.events("t")])
+        return _played_out(last, [e["hand_number"] for e in client.events("t") if e["type"] == "hand_ended"])
 
     while True:
         await client.until(lambda: client.turns.get("t") is not None or done(), timeout=120)
@@ -61,9 +72,12 @@ async def _passive(client: WsClient, closing: asyncio.Event) -> None:
         await client.play_turn("t")
 
 
-async def _passive_grpc(stream: Stream, closing: asyncio.Event) -> None:
+async def _passive_grpc(stream: Stream, last: LastHand) -> None:
+    def done() -> bool:
+        return _played_out(last, [e.hand_number for e in stream.events if e.HasField("hand_ended")])
+
     while True:
-        await stream.until(lambda: stream.turn is not None or _played_out(closing, stream.kinds()), timeout=120)
+        await stream.until(lambda: stream.turn is not None or done(), timeout=120)
         if stream.turn is None:
             return
         await stream.play_turn()
@@ -121,15 +135,14 @@ async def test_a_grpc_seat_and_a_websocket_seat_play_hands_to_the_end_with_every
         spectator = await WsClient.connect(door.port)
         await spectator.login("watcher")
         assert (await spectator.open("t"))["type"] == "snapshot"
-        closing = asyncio.Event()
-        bots = [asyncio.ensure_future(_passive(client, closing)), asyncio.ensure_future(_passive_grpc(stream, closing))]
+        last = LastHand()
+        bots = [asyncio.ensure_future(_passive(client, last)), asyncio.ensure_future(_passive_grpc(stream, last))]
 
         def ended() -> list[dict[str, Any]]:
             return [e for e in client.events("t") if e["type"] == "hand_ended"]
 
         await client.until(lambda: len(ended()) >= 3, timeout=120)
-        await stub.CloseTable(pb.CloseTableRequest(table_id="t"))  # no new hand; the running one plays out
-        closing.set()
+        await _close(stub, last)
         await client.send(type="ping", nonce=1)  # a frame for each bot to look again
         await stream.ping(1)
         await asyncio.gather(*bots)
@@ -175,11 +188,18 @@ async def test_resume_after_a_dropped_connection_replays_what_was_missed() -> No
         assert snapshot["type"] == "snapshot" and snapshot["seat"] == 1 and snapshot["gap"] is False
         assert [e["seq"] for e in snapshot["events"]] == list(range(seen + 1, state.last_seq + 1))
         assert any(e["type"] == "timed_out" for e in snapshot["events"])
-        # Resumed as the seat: it acts again (or is prompted) like before the drop.
+        # Resumed as the seat: it is prompted and acts as before the drop, to the hand's end.
         stream = Stream(stub, "t", 2, sat.seat_token)
-        await back.until(lambda: back.turns.get("t") is not None or stream.turn is not None)
-        if back.turns.get("t") is not None:
-            await back.play_turn("t")
+        last = LastHand()
+        other = asyncio.ensure_future(_passive_grpc(stream, last))
+        await back.until(lambda: back.turns.get("t") is not None)
+        await back.play_turn("t")
+        await _close(stub, last)
+        await stream.ping(1)
+        await _passive(back, last)
+        await other
+        ended = [e for e in back.events("t") if e["type"] == "hand_ended"]
+        assert len(ended) == 1 and sum(ended[0]["stacks"]) == 2 * BUY_IN
         await back.close()
         await stream.close()
 
