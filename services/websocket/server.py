@@ -1,8 +1,8 @@
 """The WebSocket front door's listener: ``ws://HOST:PORT/ws`` (aiohttp), one :class:`.Session`
 per connection, in the table server's process and event loop.
 
-aiohttp was chosen on measurement (``benchmarks/websocket_libraries.py``: it serves 1.4-1.8x the
-broadcast frames of ``websockets`` on this machine, and Ray already installs it). The listener
+aiohttp was chosen on measurement (``benchmarks/websocket_libraries.py``: as a server it sends
+1.4x the broadcast frames of ``websockets`` to the same clients, and Ray already installs it). The listener
 holds what is per connection and not per request: the connection limit, the frame size limit
 (aiohttp closes a connection whose frame is larger, 1009), the login and idle timeouts (1008),
 text frames only, and the close at shutdown (1001) once the tables drained and each open table's
