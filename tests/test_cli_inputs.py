@@ -132,6 +132,10 @@ SERVE_CASES = {
     "websocket-port-is-the-grpc-port": (
         ["--port", "50999", "--websocket", "50999"], "tablestorm serve: --websocket: 50999 is the gRPC or metrics port"
     ),
+    "websocket-with-tls": (
+        ["--tls-cert", "cert.pem", "--tls-key", "key.pem", "--websocket", "0"],
+        "tablestorm serve: --websocket: serves plain ws:// only, so not with --tls-cert",
+    ),
     "log-level-unknown": (["--log-level", "loud"], "argument --log-level: invalid choice: 'loud'"),
     "max-tables-negative": (["--max-tables", "-3"], "argument --max-tables: must be at least 1, got -3"),
     "max-tables-zero": (["--max-tables", "0"], "argument --max-tables: must be at least 1, got 0"),

@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _check(args: argparse.Namespace) -> None:
     """What the server needs, checked before it starts; a :class:`FieldError` naming the flag."""
     together(args, "--tls-cert", "--tls-key")
+    if args.websocket is not None and args.tls_cert is not None:
+        # Plain ws:// beside a TLS gRPC port would carry the same seat tokens in the clear.
+        raise FieldError("--websocket", "serves plain ws:// only, so not with --tls-cert (terminate TLS in front)")
     if args.tls_client_ca is not None and args.tls_cert is None:
         raise FieldError("--tls-client-ca", "needs --tls-cert and --tls-key (mutual TLS is TLS)")
     if args.director_name is not None and args.tls_client_ca is None:
