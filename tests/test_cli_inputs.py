@@ -128,6 +128,14 @@ SERVE_CASES = {
     ),
     "host-unresolvable": (["--host", "nosuch.invalid"], "tablestorm serve: --host: cannot resolve 'nosuch.invalid'"),
     "host-not-this-machine": (["--host", "192.0.2.123"], "tablestorm serve: --host: cannot listen on 192.0.2.123:0"),
+    "websocket-port-above-65535": (["--websocket", "70000"], "argument --websocket: must be at most 65535"),
+    "websocket-port-is-the-grpc-port": (
+        ["--port", "50999", "--websocket", "50999"], "tablestorm serve: --websocket: 50999 is the gRPC or metrics port"
+    ),
+    "websocket-with-tls": (
+        ["--tls-cert", "cert.pem", "--tls-key", "key.pem", "--websocket", "0"],
+        "tablestorm serve: --websocket: serves plain ws:// only, so not with --tls-cert",
+    ),
     "log-level-unknown": (["--log-level", "loud"], "argument --log-level: invalid choice: 'loud'"),
     "max-tables-negative": (["--max-tables", "-3"], "argument --max-tables: must be at least 1, got -3"),
     "max-tables-zero": (["--max-tables", "0"], "argument --max-tables: must be at least 1, got 0"),
@@ -160,6 +168,11 @@ def test_serve_refuses_a_port_in_use(busy_port: int, ray_tmpdir: Path) -> None:
 def test_serve_refuses_a_metrics_port_in_use(busy_port: int, ray_tmpdir: Path) -> None:
     done = tablestorm("serve", "--port", "0", "--metrics-port", str(busy_port), tmp=ray_tmpdir, timeout=30)
     assert_refused(done, f"tablestorm serve: --metrics-port: 127.0.0.1:{busy_port} is in use")
+
+
+def test_serve_refuses_a_websocket_port_in_use(busy_port: int, ray_tmpdir: Path) -> None:
+    done = tablestorm("serve", "--port", "0", "--websocket", str(busy_port), tmp=ray_tmpdir, timeout=30)
+    assert_refused(done, f"tablestorm serve: --websocket: 127.0.0.1:{busy_port} is in use")
 
 
 def test_serve_takes_a_log_level_in_any_case(ray_tmpdir: Path) -> None:

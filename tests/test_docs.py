@@ -6,6 +6,8 @@ project must be defined there, once. docs/scenarios.md documents each scenario k
 and default: the keys must be the parser's (sim/load/scenario.py), each documented default must be the
 one the parser applies, and its full example must be a valid scenario using every key.
 docs/tournament.md does the same for the structure file (services/director/structure.py).
+docs/websocket.md documents exactly the WebSocket front door's messages (services/websocket/messages.py),
+their fields and the event types, each with an example that decodes.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from support.markdown import markdown_table
 
+from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.director import structure as structures
+from tablestorm.services.websocket import messages
+from tablestorm.services.websocket.codec import EVENT_TYPES
 from tablestorm.sim import inputs
 from tablestorm.sim.load import scenario as scenarios
 from tablestorm.sim.load.report import HISTORY_COLUMNS
@@ -231,3 +237,51 @@ def test_documented_field_rates_are_the_commands_flags_and_defaults() -> None:
     assert [row["flag"].split()[0].strip("`") for row in rows] == list(RATES.values())
     defaults = [float(row["default (where the structure offers it)"].split()[0]) for row in rows]
     assert defaults == [field.LATE_SHARE, field.REENTRY_RATE, field.REBUY_RATE, field.ADDON_RATE]
+
+
+# ----------------------------------------------------------------- the WebSocket front door
+
+WEBSOCKET_DOC = (ROOT / "docs" / "websocket.md").read_text()
+
+
+def _section(doc: str, heading: str) -> str:
+    """The text under ``## heading`` up to the next ``## `` heading."""
+    return doc.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _documented_messages(section: str) -> dict[str, tuple[list[str], str]]:
+    """Each ``### `type``` of a section: its field table's names and its JSON example."""
+    found = {}
+    for block in section.split("\n### ")[1:]:
+        name = re.fullmatch(r"`([a-z_]+)`", block.splitlines()[0])
+        assert name is not None, block.splitlines()[0]
+        fields = [row["field"].strip("`") for row in markdown_table(block.splitlines()[0], "\n" + block)]
+        example = re.search(r"```json\n(.*?)\n```", block, re.S)
+        assert example is not None, f"{name[1]} has no example"
+        found[name[1]] = (fields, example[1])
+    return found
+
+
+@pytest.mark.parametrize(("heading", "classes"), [("Client messages", "CLIENT_MESSAGES"),
+                                                  ("Server messages", "SERVER_MESSAGES")])
+def test_websocket_doc_lists_exactly_the_messages_the_code_defines(heading: str, classes: str) -> None:
+    """docs/websocket.md documents every message type of services/websocket/messages.py and no
+    other, each with exactly its fields and an example that decodes as that message."""
+    defined = {messages.message_type(cls): cls for cls in getattr(messages, classes)}
+    documented = _documented_messages(_section(WEBSOCKET_DOC, heading))
+    assert sorted(documented) == sorted(defined)
+    for name, (fields, example) in documented.items():
+        cls = defined[name]
+        assert sorted(fields) == sorted(f.name for f in msgspec.structs.fields(cls)), name
+        decoded = messages.decode(example) if classes == "CLIENT_MESSAGES" else msgspec.json.decode(example, type=cls)
+        assert type(decoded) is cls
+
+
+def test_websocket_doc_lists_every_event_type_with_its_fields() -> None:
+    rows = markdown_table("## Tables, seats and events", WEBSOCKET_DOC)
+    assert [row["event type"].strip("`") for row in rows] == list(EVENT_TYPES)
+    for row in rows:
+        kind = row["event type"].strip("`")
+        named = re.findall(r"`([a-z_]+)`", re.sub(r"\([^)]*\)", "", row["fields"]))
+        message = pb.Event.DESCRIPTOR.fields_by_name[kind].message_type
+        assert named == [field.name for field in message.fields], kind

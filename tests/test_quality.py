@@ -89,6 +89,8 @@ LAYERS = {
     "services.table": ("services.fields", "services.engine", "services.api", "services.rpc", "services.table"),
     "services.tournament": ("services.fields", "services.engine", "services.director", "services.api",
                             "services.rpc", "services.table", "services.tournament"),
+    "services.websocket": ("services.fields", "services.engine", "services.api", "services.rpc", "services.table",
+                           "services.websocket"),
 }
 """What each layer may import of the project (names under ``tablestorm.``): dependencies point one way,
 sim -> services -> engine -> fields (the field errors, which import nothing of the project); the

@@ -23,14 +23,14 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
-from tablestorm.services.engine import TableOptions
+from tablestorm.services.engine import TableOptions, variant_named
 from tablestorm.services.rpc import jsonlog
-from tablestorm.services.rpc.errors import ServiceError, failed
+from tablestorm.services.rpc.errors import ServiceError, failed, invalid
 from tablestorm.services.table import convert
 from tablestorm.services.table import validation as check
 from tablestorm.services.table.auth import SeatKey, SeatTokens, handle_of
 from tablestorm.services.table.clock import Timers
-from tablestorm.services.table.hub import SPECTATOR, Outbox
+from tablestorm.services.table.hub import SPECTATOR, Outbox, Wire
 from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan, TableLedger
 from tablestorm.services.table.live_cash import LiveCashTable
 from tablestorm.services.table.live_table import LiveTable
@@ -38,6 +38,10 @@ from tablestorm.services.table.live_tournament import LiveTournamentTable
 from tablestorm.services.table.metrics import Metrics
 
 log = logging.getLogger(__name__)
+
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+"""A lobby page (ListTables): tables by default and at most (a page of summaries stays far below 1 MiB)."""
 
 AnyLiveTable: TypeAlias = LiveCashTable | LiveTournamentTable
 """A hosted table of either kind."""
@@ -268,6 +272,20 @@ class TableHost:
             page.append(live)
         return page, False
 
+    def lobby(self, game: str, page_size: int, page_token: str) -> tuple[list[AnyLiveTable], str]:
+        """A lobby page (ListTables): up to ``page_size`` tables (0: the default) after
+        ``page_token``, optionally of one ``game``, and the token of the next page ("" on the last)."""
+        if game:
+            try:
+                variant_named(game if len(game) <= convert.MAX_GAME_LENGTH else "?")
+            except ValueError as exc:
+                raise invalid(f"game: {exc}") from None
+        if page_size > MAX_PAGE_SIZE:
+            raise invalid(f"page_size: at most {MAX_PAGE_SIZE}, got {page_size}")
+        after = check.table_id(page_token, "page_token") if page_token else ""
+        page, more = self.page(game, page_size or DEFAULT_PAGE_SIZE, after)
+        return page, page[-1].table_id if more else ""
+
     def seat(self, token: str | None, table_id: str, seat: int) -> tuple[AnyLiveTable, SeatKey]:
         """The table and seat key ``token`` authorizes for ``seat`` at ``table_id``."""
         return self._authorized(self.table(table_id), token, seat)
@@ -302,6 +320,30 @@ class TableHost:
         token, state, resume_after = live.sit_down(seat, check.player_id(player_id), buy_in, post_to_play)
         return live, pb.SitDownResponse(seat_token=token, seat=state, resume_after_seq=resume_after)
 
+    async def take_seat(
+        self, table_id: str, seat: int, player_id: str, buy_in: int, post_to_play: bool
+    ) -> tuple[LiveCashTable, pb.SitDownResponse]:
+        """SitDown, answered once the ledger holds the buy-in (:meth:`sit_down`)."""
+        live, response = self.sit_down(table_id, seat, player_id, buy_in, post_to_play)
+        await live.persist_seats()
+        return live, response
+
+    async def leave_seat(self, token: str | None, table_id: str, seat: int) -> int:
+        """StandUp: the chips cashed out, answered once the ledger holds the cash-out; the last
+        player leaving a closing table closes it."""
+        live, key = self.cash_seat(token, table_id, seat)
+        chips = live.stand_up(key)
+        await live.persist_seats()
+        await self.close_if_empty(live)
+        return chips
+
+    async def rebuy_seat(self, token: str | None, table_id: str, seat: int) -> pb.SeatState:
+        """Rebuy, answered once the ledger holds the chips bought."""
+        live, key = self.cash_seat(token, table_id, seat)
+        state = live.rebuy(key)
+        await live.persist_seats()
+        return state
+
     def seat_player(
         self, table_id: str, director_token: str | None, seat: int, player_id: str, stack: int
     ) -> pb.SitDownResponse:
@@ -313,15 +355,16 @@ class TableHost:
         return pb.SitDownResponse(seat_token=token, seat=state, resume_after_seq=resume_after)
 
     def subscribe(
-        self, table_id: str, seat: int, resume_after: int | None, token: str | None
+        self, table_id: str, seat: int, resume_after: int | None, token: str | None, wire: Wire | None = None
     ) -> tuple[AnyLiveTable, SeatKey | None, Outbox]:
-        """A Play stream for ``seat`` (SPECTATOR: public events only, no token)."""
+        """A Play stream for ``seat`` (SPECTATOR: public events only, no token); with ``wire``, a
+        subscriber reading that encoding (the WebSocket front door's)."""
         live = self.table(table_id)
         if seat == SPECTATOR:
-            return live, None, live.subscribe(SPECTATOR, SPECTATOR, resume_after)
+            return live, None, live.subscribe(SPECTATOR, SPECTATOR, resume_after, wire)
         live, key = self.seat(token, table_id, seat)
         owner = live.session(key).occupancy
-        return live, key, live.subscribe(seat, owner, resume_after)
+        return live, key, live.subscribe(seat, owner, resume_after, wire)
 
     # ----------------------------------------------------------------- closing
 

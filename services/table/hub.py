@@ -8,6 +8,11 @@ subscriber's next message are just the concatenation of what is pending for it. 
 :class:`Outbox` exploits that: whatever piled up while its stream was writing goes out as one
 message, which is how a slow subscriber catches up with fewer writes instead of falling behind.
 
+A subscriber that reads another encoding than the Play stream's protobuf (the WebSocket front
+door's JSON) has a :class:`Wire` on its outbox: each of its chunks is then one message in that
+encoding, and :meth:`Subscribers.broadcast` encodes each visibility class once per wire, not once
+per subscriber, as it serializes once for the Play streams.
+
 An outbox is bounded in bytes; a subscriber that does not read lets it fill and is disconnected
 (RESOURCE_EXHAUSTED); it can come back and resume from the last sequence number it saw, as long
 as the log still holds it (the current and the previous hand).
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import grpc
 from google.protobuf.message import Message
@@ -43,6 +48,16 @@ def frame(field: int, message: Message) -> bytes:
         n >>= 7
     head.append(n)
     return bytes(head) + body
+
+
+class Wire(Protocol):
+    """Another encoding of a table's stream: one object per table and encoding (hashable by
+    identity), so that a broadcast encodes each visibility class once for all its subscribers."""
+
+    def encode(self, message: bytes) -> bytes:
+        """A serialized ``ServerMessage`` (a welcome with its events, events, or a turn) as one
+        message of this encoding."""
+        ...
 
 
 class LogEntry(NamedTuple):
@@ -125,12 +140,15 @@ class Outbox:
         "owner",
         "seat",
         "turn",
+        "wire",
     )
 
-    def __init__(self, seat: int, owner: int, limit: int) -> None:
+    def __init__(self, seat: int, owner: int, limit: int, wire: Wire | None = None) -> None:
+        """``wire``: the encoding the subscriber reads (None: the Play stream's protobuf)."""
         self.seat = seat
         self.owner = owner
         self.limit = limit
+        self.wire = wire
         self._chunks: list[bytes] = []
         self._size = 0
         self._ready = asyncio.Event()
@@ -160,6 +178,10 @@ class Outbox:
         self._size += len(chunk)
         self._ready.set()
 
+    def push_message(self, message: bytes) -> None:
+        """Queue a serialized ServerMessage in the subscriber's encoding."""
+        self.push(message if self.wire is None else self.wire.encode(message))
+
     def offer_turn(self, turn: Turn) -> None:
         self.turn = turn
         self._ready.set()
@@ -178,6 +200,14 @@ class Outbox:
 
     async def next_message(self) -> bytes | None:
         """The next message to write: everything pending, joined; ``None`` once the stream ends."""
+        chunks = await self.next_chunks()
+        if chunks is None:
+            return None
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    async def next_chunks(self) -> list[bytes] | None:
+        """Everything pending, as queued (with a wire: one message of its encoding each);
+        ``None`` once the stream ends."""
         while True:
             await self._ready.wait()
             self._ready.clear()
@@ -188,13 +218,14 @@ class Outbox:
             if turn is not None:
                 self.turn = None
                 if turn.live and not self.closed:
-                    chunks.append(turn.payload)
+                    wire = self.wire
+                    chunks.append(turn.payload if wire is None else wire.encode(turn.payload))
             if chunks:
                 self._chunks = []
                 self._size = 0
                 if self.closed:
                     self._ready.set()  # return None next time
-                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                return chunks
 
 
 class Subscribers:
@@ -230,16 +261,24 @@ class Subscribers:
             del self.seats[outbox.seat]
 
     def broadcast(self, entries: list[LogEntry]) -> None:
-        """Push ``entries`` to every subscriber, each seeing only what its owner may see."""
+        """Push ``entries`` to every subscriber, each seeing only what its owner may see, in its
+        encoding (the public view encoded once per wire)."""
         if not entries or not len(self):
             return
         public = entries[0].public if len(entries) == 1 else b"".join(e.public for e in entries)
         owners = {e.owner for e in entries if e.owner}
+        encoded: dict[Wire, bytes] = {}
         for outbox in self.all():
+            wire = outbox.wire
             if outbox.owner in owners:
-                outbox.push(personal(entries, outbox.owner))
-            else:
+                outbox.push_message(personal(entries, outbox.owner))
+            elif wire is None:
                 outbox.push(public)
+            else:
+                chunk = encoded.get(wire)
+                if chunk is None:
+                    chunk = encoded[wire] = wire.encode(public)
+                outbox.push(chunk)
 
 
 def personal(entries: Iterable[LogEntry], owner: int) -> bytes:

@@ -41,6 +41,7 @@ from tablestorm.services.table.hub import (
     Outbox,
     Subscribers,
     Turn,
+    Wire,
     frame,
     personal,
 )
@@ -330,6 +331,20 @@ class LiveTable(ABC, Generic[T]):
             self._metrics.processing.observe(time.perf_counter() - started)
         return pb.ActResult(action_id=action_id, code=code, message=message)
 
+    def answer(self, key: SeatKey | None, request: pb.ActRequest) -> pb.ActResult:
+        """An action sent on a stream (``key`` None: a spectator's): always answered with an
+        ActResult, a refusal as its code, never raised."""
+        if key is None:
+            return pb.ActResult(
+                action_id=request.action_id,
+                code=_code(grpc.StatusCode.PERMISSION_DENIED),
+                message="spectators cannot act",
+            )
+        try:
+            return self.act(key, request)
+        except ServiceError as exc:
+            return pb.ActResult(action_id=request.action_id, code=_code(exc.code), message=exc.message)
+
     def _on_clock(self) -> None:
         """CLOCK-2: the turn's clock ran out; the engine acts for the player."""
         hand = self.table.hand
@@ -487,8 +502,9 @@ class LiveTable(ABC, Generic[T]):
 
     # ----------------------------------------------------------------- streams and shutdown
 
-    def subscribe(self, seat: int, owner: int, resume_after: int | None) -> Outbox:
-        """A new Play stream: welcome it, replay what it missed, and add it to the fan-out.
+    def subscribe(self, seat: int, owner: int, resume_after: int | None, wire: Wire | None = None) -> Outbox:
+        """A new Play stream (with ``wire``, a subscriber reading that encoding): welcome it,
+        replay what it missed, and add it to the fan-out.
 
         Runs without awaiting, so no event can fall between the replay and the subscription.
         """
@@ -505,9 +521,9 @@ class LiveTable(ABC, Generic[T]):
             )
         else:
             entries, gap = self.log.after(resume_after)
-        outbox = Outbox(seat, owner, self._outbox_limit)
+        outbox = Outbox(seat, owner, self._outbox_limit, wire)
         welcome = frame(WELCOME, pb.Welcome(seat=seat, table=self.state(), gap=gap))
-        outbox.push(welcome + personal(entries, owner))
+        outbox.push_message(welcome + personal(entries, owner))
         self.subscribers.add(outbox)
         turn = self._turn
         if seat and turn is not None and turn.seat == seat:

@@ -1,9 +1,10 @@
 """The table server process: gRPC (grpc.aio), health, reflection, metrics, graceful shutdown.
 
 One event loop runs every table; nothing blocks it. ``tablestorm serve`` calls :func:`run`, which
-prints ``{"grpc_port": ..., "metrics_port": ...}`` on stdout once listening (so scripts can use
-port 0) and, on SIGTERM or SIGINT, stops taking tables and seats, lets running hands finish until
-the drain deadline, voids the rest with an exact refund, then stops.
+prints ``{"grpc_port": ..., "metrics_port": ...}`` (and each front door's ``<name>_port``) on
+stdout once listening (so scripts can use port 0) and, on SIGTERM or SIGINT, stops taking tables
+and seats, lets running hands finish until the drain deadline, voids the rest with an exact
+refund, then stops.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from tablestorm.services.rpc import process
 from tablestorm.services.rpc.gc_policy import tune_for_latency
@@ -23,6 +25,24 @@ from tablestorm.services.table.metrics import Metrics
 from tablestorm.services.table.service import HELLO_TIMEOUT, SERVICE_NAME, TableService, handlers
 
 log = logging.getLogger(__name__)
+
+
+class FrontDoor(Protocol):
+    """Another way in to the server's tables, in its process and on its host (the WebSocket
+    front door, :mod:`tablestorm.services.websocket`): opened once the host exists, stopped after
+    the tables drained, so its clients get what was pending as the Play streams do."""
+
+    name: str
+    """Its port is printed as ``<name>_port``."""
+    port: int
+
+    async def stop(self) -> None:
+        """Close every connection and the port."""
+
+
+class FrontDoorConfig(Protocol):
+    async def open(self, host: TableHost) -> FrontDoor:
+        """Start serving ``host``'s tables (raises OSError when its port cannot be bound)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +72,8 @@ class ServerConfig:
     """Where seats and hand starts are recorded outside this process (a load run's registry)."""
     timers: Timers | None = None
     """What runs the action clocks; None: the event loop (a test passes one it runs out itself)."""
+    front_doors: tuple[FrontDoorConfig, ...] = ()
+    """Other protocols serving the same tables beside gRPC (``tablestorm serve --websocket``)."""
 
 
 class TableServer:
@@ -63,6 +85,7 @@ class TableServer:
         self.port = 0
         self.metrics_port: int | None = None
         self.host: TableHost | None = None
+        self.doors: list[FrontDoor] = []
         self._serving: Serving | None = None
 
     async def start(self) -> None:
@@ -82,7 +105,27 @@ class TableServer:
             credentials=credentials,
         )
         self.port, self.metrics_port = serving.port, serving.metrics_port
-        log.info("serving", extra={"grpc_port": self.port, "metrics_port": self.metrics_port})
+        try:
+            for door in config.front_doors:
+                self.doors.append(await door.open(self.host))
+        except BaseException:
+            await self._close_doors()
+            await serving.stop(grace=None)
+            raise
+        log.info("serving", extra=self.ports())
+
+    def ports(self) -> dict[str, int | None]:
+        """Every port served, by name: what ``tablestorm serve`` prints once listening."""
+        return {
+            "grpc_port": self.port,
+            "metrics_port": self.metrics_port,
+            **{f"{door.name}_port": door.port for door in self.doors},
+        }
+
+    async def _close_doors(self) -> None:
+        for door in self.doors:
+            await door.stop()
+        self.doors = []
 
     async def stop(self, drain_seconds: float | None = None) -> DrainReport:
         """Drain the tables (see :meth:`TableHost.drain`), then close every call and the port."""
@@ -91,6 +134,7 @@ class TableServer:
         deadline = self.config.drain_seconds if drain_seconds is None else drain_seconds
         report = await self.host.drain(deadline)
         # Streams were closed after their pending output; give the writers a moment to send it.
+        await self._close_doors()
         await self._serving.stop(grace=min(2.0, deadline + 0.5))
         return report
 
@@ -100,6 +144,7 @@ class TableServer:
         rebuilds them from the ledger (``TableHost.restore_table``); recovery tests use this."""
         assert self._serving is not None and self.host is not None
         self.host.abandon()
+        await self._close_doors()
         await self._serving.stop(grace=None)
 
     async def wait(self) -> None:
@@ -112,7 +157,7 @@ async def serve(config: ServerConfig) -> int:
     server = TableServer(config)
     await server.start()
     tune_for_latency()  # this process is the service: no full-collection pauses (see gc_policy)
-    await until_signalled({"grpc_port": server.port, "metrics_port": server.metrics_port})
+    await until_signalled(server.ports())
     log.info("shutting down", extra={"drain_seconds": config.drain_seconds})
     report = await server.stop()
     log.info("stopped", extra={"hands_finished": report.finished, "hands_voided": report.voided})

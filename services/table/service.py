@@ -17,12 +17,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import grpc
 
 from tablestorm.services.api import table_service_pb2 as pb
-from tablestorm.services.engine import variant_named
 from tablestorm.services.rpc.errors import STATUS_BY_NUMBER, ServiceError, invalid
 from tablestorm.services.rpc.handlers import Context, Undecodable, parse_as, unary
 from tablestorm.services.rpc.tls import peer_common_name
 from tablestorm.services.table import convert
-from tablestorm.services.table import validation as check
 from tablestorm.services.table.auth import DIRECTOR_METADATA_KEY, MAX_TOKEN_LENGTH, SeatKey, metadata_value, token_from
 from tablestorm.services.table.host import AnyLiveTable, Directed, TableHost, TableSpec
 from tablestorm.services.table.hub import PONGS, RESULTS, Outbox, frame
@@ -30,9 +28,6 @@ from tablestorm.services.table.live_tournament import LiveTournamentTable
 from tablestorm.services.table.metrics import Metrics
 
 SERVICE_NAME = "tablestorm.v1.TableService"
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 1000
-"""ListTables: tables per page by default and at most (a page of summaries stays far below 1 MiB)."""
 MIN_DIRECTOR_TOKEN = 32
 """A director token is a random secret: shorter ones are refused at CreateTable."""
 HELLO_TIMEOUT = 10.0
@@ -84,19 +79,8 @@ class TableService:
         return self._host.table(request.table_id).state()
 
     async def list_tables(self, request: pb.ListTablesRequest, context: Context) -> pb.ListTablesResponse:
-        game = request.game
-        if game:
-            try:
-                variant_named(game if len(game) <= convert.MAX_GAME_LENGTH else "?")
-            except ValueError as exc:
-                raise invalid(f"game: {exc}") from None
-        if request.page_size > MAX_PAGE_SIZE:
-            raise invalid(f"page_size: at most {MAX_PAGE_SIZE}, got {request.page_size}")
-        after = check.table_id(request.page_token, "page_token") if request.page_token else ""
-        page, more = self._host.page(game, request.page_size or DEFAULT_PAGE_SIZE, after)
-        return pb.ListTablesResponse(
-            tables=[live.summary() for live in page], next_page_token=page[-1].table_id if more else ""
-        )
+        page, next_page_token = self._host.lobby(request.game, request.page_size, request.page_token)
+        return pb.ListTablesResponse(tables=[live.summary() for live in page], next_page_token=next_page_token)
 
     async def close_table(self, request: pb.CloseTableRequest, context: Context) -> pb.CloseTableResponse:
         closing = await self._host.close_table(request.table_id)
@@ -106,15 +90,12 @@ class TableService:
 
     async def sit_down(self, request: pb.SitDownRequest, context: Context) -> pb.SitDownResponse:
         post = request.post_to_play if request.HasField("post_to_play") else True
-        live, response = self._host.sit_down(request.table_id, request.seat, request.player_id, request.buy_in, post)
-        await live.persist_seats()
+        host = self._host
+        _, response = await host.take_seat(request.table_id, request.seat, request.player_id, request.buy_in, post)
         return response
 
     async def stand_up(self, request: pb.SeatRequest, context: Context) -> pb.StandUpResponse:
-        live, key = self._host.cash_seat(token_from(context.invocation_metadata()), request.table_id, request.seat)
-        chips = live.stand_up(key)
-        await live.persist_seats()
-        await self._host.close_if_empty(live)  # the last player left a closing table
+        chips = await self._host.leave_seat(token_from(context.invocation_metadata()), request.table_id, request.seat)
         return pb.StandUpResponse(chips=chips)
 
     async def sit_out(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
@@ -126,10 +107,7 @@ class TableService:
         return live.sit_in(key, request.post_to_play if request.HasField("post_to_play") else True)
 
     async def rebuy(self, request: pb.SeatRequest, context: Context) -> pb.SeatState:
-        live, key = self._host.cash_seat(token_from(context.invocation_metadata()), request.table_id, request.seat)
-        state = live.rebuy(key)
-        await live.persist_seats()
-        return state
+        return await self._host.rebuy_seat(token_from(context.invocation_metadata()), request.table_id, request.seat)
 
     async def get_history(self, request: pb.SeatRequest, context: Context) -> pb.History:
         live, key = self._seat(context, request.table_id, request.seat)
@@ -253,7 +231,7 @@ class TableService:
                     return
                 kind = message.WhichOneof("kind")
                 if kind == "act":
-                    outbox.push(frame(RESULTS, _stream_act(live, key, message.act)))
+                    outbox.push(frame(RESULTS, live.answer(key, message.act)))
                 elif kind == "ping":
                     outbox.push(frame(PONGS, pb.Pong(nonce=message.ping.nonce)))
                 else:
@@ -283,19 +261,6 @@ def _directed(request: pb.CreateTableRequest) -> Directed | None:
     if request.hand_number:
         raise invalid("hand_number: only a tournament table deals on from an earlier hand number")
     return None
-
-
-def _stream_act(live: AnyLiveTable, key: SeatKey | None, request: pb.ActRequest) -> pb.ActResult:
-    if key is None:
-        return pb.ActResult(
-            action_id=request.action_id,
-            code=grpc.StatusCode.PERMISSION_DENIED.value[0],
-            message="spectators cannot act",
-        )
-    try:
-        return live.act(key, request)
-    except ServiceError as exc:
-        return pb.ActResult(action_id=request.action_id, code=exc.code.value[0], message=exc.message)
 
 
 # ----------------------------------------------------------------- registration

@@ -7,12 +7,14 @@ import argparse
 from tablestorm.services.fields import FieldError
 from tablestorm.sim.commands.server_flags import LOG_LEVELS, check_pem, check_ports, together
 from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, PORT, flag
+from tablestorm.sim.listen import check_port
 
 __all__ = ["register", "run"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``tablestorm serve``: host cash tables over gRPC (services/table, docs/table_service.md).
+    """``tablestorm serve``: host cash tables over gRPC (services/table, docs/table_service.md) and,
+    with --websocket, the same tables over WebSocket + JSON (services/websocket, docs/websocket.md).
 
     Exit status 0 after a graceful stop (SIGTERM, SIGINT); 2 when it cannot start: a bad flag, an
     unreadable TLS file, a --host that is not this machine's, a port in use.
@@ -24,6 +26,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="gRPC port 0-65535; 0 picks one (printed as JSON on stdout)")
     p.add_argument("--metrics-port", type=flag(PORT), default=None,
                    help="Prometheus port 0-65535; 0 picks one; unset: none")
+    p.add_argument("--websocket", type=flag(PORT), default=None, metavar="PORT",
+                   help="also serve the tables over WebSocket + JSON at ws://HOST:PORT/ws (docs/websocket.md);"
+                        " 0 picks a port (printed as websocket_port); unset: none")
     p.add_argument("--tls-cert", help="PEM certificate chain (with --tls-key): serve TLS")
     p.add_argument("--tls-key", help="PEM private key")
     p.add_argument("--tls-client-ca", metavar="FILE",
@@ -43,12 +48,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _check(args: argparse.Namespace) -> None:
     """What the server needs, checked before it starts; a :class:`FieldError` naming the flag."""
     together(args, "--tls-cert", "--tls-key")
+    if args.websocket is not None and args.tls_cert is not None:
+        # Plain ws:// beside a TLS gRPC port would carry the same seat tokens in the clear.
+        raise FieldError("--websocket", "serves plain ws:// only, so not with --tls-cert (terminate TLS in front)")
     if args.tls_client_ca is not None and args.tls_cert is None:
         raise FieldError("--tls-client-ca", "needs --tls-cert and --tls-key (mutual TLS is TLS)")
     if args.director_name is not None and args.tls_client_ca is None:
         raise FieldError("--director-name", "needs --tls-client-ca (the name is a client certificate's)")
     check_pem(args, "--tls-cert", "--tls-key", "--tls-client-ca")
     check_ports(args)
+    if args.websocket is not None:
+        if args.websocket != 0 and args.websocket in (args.port, args.metrics_port):
+            raise FieldError("--websocket", f"{args.websocket} is the gRPC or metrics port too")
+        check_port(args.host, args.websocket, "--websocket")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from tablestorm.services.rpc.tls import ServerTls
     from tablestorm.services.table import server
     from tablestorm.services.table.host import HostLimits
+    from tablestorm.services.websocket.server import WebSocketConfig
 
     tls = None
     if args.tls_cert is not None:
@@ -72,5 +85,6 @@ def run(args: argparse.Namespace) -> int:
         director_name=args.director_name,
         limits=HostLimits(max_tables=args.max_tables, hand_pause_seconds=args.hand_pause),
         drain_seconds=args.drain_seconds,
+        front_doors=(WebSocketConfig(args.host, args.websocket),) if args.websocket is not None else (),
     )
     return server.run(config, args.log_level)
