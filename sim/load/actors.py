@@ -21,7 +21,7 @@ from tablestorm.services.rpc.gc_policy import tune_for_latency
 from tablestorm.services.table.host import HostLimits, TableHost, TableSpec
 from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan
 from tablestorm.services.table.server import ServerConfig, TableServer
-from tablestorm.sim.bots.client import Assignment, BotConfig, Tls
+from tablestorm.sim.bots.client import Assignment, BotConfig
 from tablestorm.sim.bots.fleet import Fleet
 from tablestorm.sim.cluster.affinity import current, pin_process
 from tablestorm.sim.cluster.nodes import metrics_port
@@ -29,6 +29,7 @@ from tablestorm.sim.load.batching import Batched
 from tablestorm.sim.load.fleet_metrics import FleetMetrics
 from tablestorm.sim.load.registry import BatchingLedger, Registry
 from tablestorm.sim.load.summary import merge_buckets
+from tablestorm.sim.rooms.grpc import GrpcRoom
 
 SERVICE_ACTOR: Final[dict[str, Any]] = {"num_cpus": 0, "max_restarts": 0, "enable_task_events": False}
 """The options of a run's long-lived actors (the registry, table hosts, fleets, the tournament
@@ -213,7 +214,7 @@ class FleetActor:
         self._where: Batched[str, str | None] = Batched(self._where_many)
         """Where tables live, asked of the registry in batches (every bot of a lost host's tables
         asks at once, at each step of its backoff)."""
-        self.tls = None if tls_ca is None else Tls(tls_ca)
+        self.room_options = {} if tls_ca is None else {"tls_ca": tls_ca.decode("ascii")}
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
         self._leaving: set[asyncio.Task[None]] = set()
@@ -225,7 +226,8 @@ class FleetActor:
         cores it may run on."""
         cpus = _pinned(self.cpus)
         resolve = None if self.registry is None else self._resolve
-        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=resolve, tls=self.tls)
+        room = GrpcRoom(self.room_options)
+        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=resolve, room=room)
         ip = node_ip()
         self.metrics = FleetMetrics(ip, metrics_port())
         self.metrics.runtime.start(asyncio.get_running_loop())
