@@ -2,6 +2,7 @@
 
 * :mod:`.base`: the interface an adapter implements (:class:`~.base.Room`, its seats' lines and streams);
 * :mod:`.traffic`: what a room sends a seat, as the engine's neutral events and a few values;
+* :mod:`.registry`: adapters found by name (the ``tablestorm.rooms`` entry point group) or ``module:Class``;
 * :mod:`.grpc`: the ``tablestorm.v1`` room (``tablestorm serve``), with :mod:`.grpc_traffic`.
 
 The rooms speak the bots' vocabulary (offered actions, actions: :mod:`tablestorm.sim.bots.strategies`),

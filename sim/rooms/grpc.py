@@ -1,4 +1,5 @@
-"""The ``tablestorm.v1`` room: table servers spoken to over gRPC (``tablestorm serve``).
+"""The ``tablestorm.v1`` room: table servers spoken to over gRPC (``tablestorm serve``), the adapter
+registered as ``grpc`` in the ``tablestorm.rooms`` entry point group.
 
 Unary calls go through the stub generated from the proto; each seat's stream is a Play call on the
 bots' own HTTP/2 client (:mod:`tablestorm.sim.bots.client.play`), whose connections the seats to
@@ -6,7 +7,7 @@ one server share (:class:`~tablestorm.sim.bots.client.transport.ChannelPool`), a
 are read as neutral traffic once per distinct bytes (:mod:`.grpc_traffic`): the seats of a table
 receive its public events as equal bytes, so each is read once for all of them.
 
-Options (``tablestorm load`` fills in ``tls_ca`` from ``--tls-ca``):
+Options (a scenario's ``room:`` section; ``tablestorm load`` fills in ``tls_ca`` from ``--tls-ca``):
 
 * ``streams_per_channel``: Play streams per connection (default 500; a server caps them at 1,000);
 * ``tls_ca``: the CA certificates (PEM text) the servers' certificates must be signed by: every

@@ -1,0 +1,115 @@
+"""Rooms as adapters: an adapter chosen by name or as ``module:Class`` carries a fleet's bots, and a
+bad choice is refused before anything starts, naming the field or the flag (docs/rooms.md).
+
+The adapter chosen here is the tests' own (``support.rooms:TappedRoom``: the gRPC room with a tap),
+so that the bots are seen to play through the adapter they were given, on a real table server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.processes import assert_refused, tablestorm
+from support.rooms import TappedRoom
+from support.running import run_async
+from support.table_server import serving
+
+from tablestorm.services.engine import Stakes, TableOptions, variant_named
+from tablestorm.services.fields import FieldError
+from tablestorm.sim.bots import Assignment, BotConfig, Fleet
+from tablestorm.sim.cli import _build_parser
+from tablestorm.sim.load.args import check
+from tablestorm.sim.load.scenario import from_mapping
+from tablestorm.sim.rooms.grpc import GrpcRoom
+from tablestorm.sim.rooms.registry import RoomChoice, room_class, room_names
+
+
+def test_the_grpc_room_is_registered_by_name() -> None:
+    assert "grpc" in room_names()
+    assert room_class("grpc") is GrpcRoom
+    assert from_mapping({}).room == RoomChoice("grpc", {})
+
+
+@run_async
+async def test_a_fleet_plays_through_the_room_its_scenario_names() -> None:
+    """Two tables opened through the room's lobby calls, eight bots seated through its lines: every
+    message the bots read and every action they sent went through the adapter, and the hands were
+    played cleanly (no error, no violation, every chip back)."""
+    scenario = from_mapping({"room": {"name": "support.rooms:TappedRoom", "options": {"streams_per_channel": 3}}})
+    room = scenario.room.make()
+    assert isinstance(room, TappedRoom)
+    async with serving() as (server, _):
+        endpoint = f"127.0.0.1:{server.port}"
+        options = TableOptions(variant_named("7stud"), Stakes.default(10), clock_seconds=2.0, max_seats=4)
+        tables = [await room.open_table(endpoint, f"r{k}", options, seed=k) for k in range(2)]
+        assert [(t.table_id, t.game, t.seats, t.seated) for t in await room.tables(endpoint, "7stud")] == [
+            ("r0", "7stud", 4, 0), ("r1", "7stud", 4, 0)
+        ]
+        fleet = Fleet(room=room, config=BotConfig(stop_timeout=10.0))
+        assignments = [
+            Assignment(endpoint, table, seat, f"{table}-{seat}", "calling_station", seed=seat)
+            for table in tables for seat in range(1, 5)
+        ]
+        assert len(await fleet.add(assignments)) == 8 and room.lines == 8
+        assert room.connections == 3, "8 streams, 3 to a connection"
+        assert await fleet.until(lambda: fleet.stats.hands >= 6, 30)
+        chips = await fleet.stop_all()
+    stats = fleet.stats
+    assert stats.errors == {} and fleet.tally.violations == []
+    assert room.messages == fleet.tally.messages > 0
+    assert room.actions >= stats.actions > 0
+    assert chips == fleet.chips_bought == fleet.chips_cashed_out
+
+
+@pytest.mark.parametrize(
+    ("room", "field", "reason"),
+    [
+        ({"name": "nosuch"}, "s.room.name", "unknown room 'nosuch' (known: grpc"),
+        ({"name": "support.rooms:Nope"}, "s.room.name", "module 'support.rooms' has no 'Nope'"),
+        ({"name": "no_such_module:Room"}, "s.room.name", "cannot import 'no_such_module'"),
+        ({"name": "support.rooms:known_options"}, "s.room.name", "'support.rooms:known_options' is not a class"),
+        ({"name": ""}, "s.room.name", "expected an adapter's name or module:Class"),
+        ({"name": "grpc", "options": {"tls": "x"}}, "s.room.options.tls", "unknown option of this room"),
+        ({"options": {"streams_per_channel": 0}}, "s.room.options.streams_per_channel", "must be at least 1, got 0"),
+        ({"options": ["x"]}, "s.room.options", "expected a mapping, got list"),
+        ({"name": "support.rooms:TappedRoom", "options": {"tls_ca": "x"}}, "s.room.options.tls_ca", "unknown option"),
+        ({"adapter": "grpc"}, "s.room.adapter", "unknown field (known: name, options)"),
+    ],
+)
+def test_a_bad_room_is_refused_naming_its_field(room: object, field: str, reason: str) -> None:
+    with pytest.raises(FieldError) as refused:
+        from_mapping({"room": room}, "s")
+    assert refused.value.field == field and refused.value.reason.startswith(reason), refused.value
+
+
+LOAD_CASES = {
+    "unknown-room": (["--room", "nosuch"], "tablestorm load: --room: unknown room 'nosuch' (known: grpc"),
+    "room-class-missing": (
+        ["--room", "tablestorm.sim.rooms.grpc:Nope"],
+        "tablestorm load: --room: module 'tablestorm.sim.rooms.grpc' has no 'Nope'",
+    ),
+}
+
+
+@pytest.mark.parametrize(("argv", "message"), LOAD_CASES.values(), ids=LOAD_CASES.keys())
+def test_load_refuses_a_bad_room_before_ray_starts(argv: list[str], message: str, ray_tmpdir: Path) -> None:
+    done = tablestorm("load", *argv, "--out", "out", tmp=ray_tmpdir)
+    assert_refused(done, message)
+    assert not (ray_tmpdir / "ray").exists(), "no Ray was started"
+    assert not (ray_tmpdir / "out").exists(), "nothing was written"
+
+
+def test_tls_ca_is_the_grpc_rooms_alone() -> None:
+    """--tls-ca fills in the gRPC room's CA; another room takes its credentials in its options."""
+    argv = ["load", "--room", "support.rooms:TappedRoom", "--target", "127.0.0.1:1", "--tls-ca", "ca.pem"]
+    with pytest.raises(FieldError) as refused:
+        check(_build_parser().parse_args(argv))
+    assert refused.value.field == "--tls-ca" and refused.value.reason.startswith("only for the grpc room")
+
+
+def test_load_refuses_a_scenario_room_option_the_adapter_does_not_take(ray_tmpdir: Path) -> None:
+    (ray_tmpdir / "room.yaml").write_text("room: {name: grpc, options: {streams: 3}}\n")
+    done = tablestorm("load", "room.yaml", "--out", "out", tmp=ray_tmpdir)
+    assert_refused(done, "tablestorm load: room.yaml.room.options.streams: unknown option of this room")
+    assert not (ray_tmpdir / "ray").exists() and not (ray_tmpdir / "out").exists()
