@@ -7,22 +7,73 @@ so that the bots are seen to play through the adapter they were given, on a real
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.processes import assert_refused, tablestorm
 from support.rooms import TappedRoom
 from support.running import run_async
 from support.table_server import serving
 
-from tablestorm.services.engine import Stakes, TableOptions, variant_named
+from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine import VARIANTS, Action, Hand, SeededShuffler, Stakes, TableOptions, variant_named
+from tablestorm.services.engine import events as ev
+from tablestorm.services.engine.visibility import view
 from tablestorm.services.fields import FieldError
+from tablestorm.services.table import convert
 from tablestorm.sim.bots import Assignment, BotConfig, Fleet
 from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.load.args import check
 from tablestorm.sim.load.scenario import from_mapping
+from tablestorm.sim.rooms.base import RoomError
 from tablestorm.sim.rooms.grpc import GrpcRoom
+from tablestorm.sim.rooms.grpc_traffic import traffic
 from tablestorm.sim.rooms.registry import RoomChoice, room_class, room_names
+from tablestorm.sim.rooms.traffic import TableEvent
+
+
+def seat_named(event: ev.Event, seats: tuple[int, ...]) -> ev.Event:
+    """``event`` as a room's traffic carries it: every player index as its seat (-1 stays -1)."""
+    def seat(player: int) -> int:
+        return seats[player] if player >= 0 else -1
+
+    if isinstance(event, ev.HandStarted):
+        return ev.HandStarted(event.stacks, seat(event.button), event.deck_size)
+    if isinstance(event, ev.RoundStarted):
+        return ev.RoundStarted(event.street, seat(event.first))
+    if isinstance(event, ev.PotsFormed):
+        return ev.PotsFormed(event.street, tuple(ev.Pot(p.amount, tuple(map(seat, p.eligible))) for p in event.pots))
+    if "player" in event.__match_args__:
+        return type(event)(*(seat(v) if k == "player" else v for k, v in zip(event.__match_args__, event.values(),
+                                                                             strict=True)))
+    return event
+
+
+@settings(max_examples=40, deadline=None)
+@given(game=st.sampled_from(sorted(VARIANTS)), seed=st.integers(0, 2**31), data=st.data())
+def test_the_grpc_reader_gives_back_the_engines_events_by_seat(game: str, seed: int, data: st.DataObject) -> None:
+    """Every event of a random hand, as a seat sees it, sent on the wire (services/table/convert.py)
+    and read by the gRPC adapter, is the engine's record with its players named by seat, the
+    seats beside a HandStarted's or HandEnded's stacks, and its seq, hand and server time."""
+    variant = variant_named(game)
+    seats = tuple(sorted(data.draw(st.sets(st.integers(1, 9), min_size=2, max_size=variant.max_players))))
+    hand = Hand(TableOptions(variant, Stakes.default(10)), [200] * len(seats), SeededShuffler(seed, "rooms", 1),
+                button=seed % len(seats))
+    rng = random.Random(seed)
+    while hand.actor >= 0:
+        legal = hand.legal_actions()
+        option = rng.choice(legal)
+        hand.apply(Action(option.kind, rng.choice((option.min, option.max))))
+    for seq, event in enumerate(hand.events, start=1):
+        for index, seat in enumerate(seats):
+            wire = convert.event_to_proto(view(event, index), seats, seq=seq, hand_number=7, server_time_us=seq * 10)
+            (read,) = traffic(pb.ServerMessage(events=[wire])).events
+            listed = seats if isinstance(event, ev.HandStarted | ev.HandEnded) else ()
+            assert read == TableEvent(seq, 7, seq * 10, seat_named(view(event, index), seats), listed), seat
 
 
 def test_the_grpc_room_is_registered_by_name() -> None:
@@ -60,6 +111,26 @@ async def test_a_fleet_plays_through_the_room_its_scenario_names() -> None:
     assert room.messages == fleet.tally.messages > 0
     assert room.actions >= stats.actions > 0
     assert chips == fleet.chips_bought == fleet.chips_cashed_out
+
+
+@run_async
+async def test_the_grpc_room_reports_a_refused_call_by_its_status() -> None:
+    """A seat taken twice: the second SitDown's ALREADY_EXISTS is a RoomError, the line stays
+    unseated; the first stands up with the chips it sat down with."""
+    room = GrpcRoom()
+    async with serving() as (server, _):
+        endpoint = f"127.0.0.1:{server.port}"
+        await room.open_table(endpoint, "t", TableOptions(variant_named("5stud"), Stakes.default(10)))
+        first, second = room.line(endpoint, "t", 1, "p1"), room.line(endpoint, "t", 1, "p2")
+        seated = await first.sit(None, 5.0)
+        assert first.token == seated.token != "" and seated.stack > 0
+        with pytest.raises(RoomError) as refused:
+            await second.sit(None, 5.0)
+        assert refused.value.code is grpc.StatusCode.ALREADY_EXISTS and second.token == ""
+        assert await first.stand_up(5.0) == seated.stack
+        first.release()
+        second.release()
+        await room.close()
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,8 @@ from tablestorm.sim.rooms.traffic import Traffic
 __all__ = ["GrpcLine", "GrpcRoom", "GrpcStream", "act_message"]
 
 OPTIONS: Final = ("streams_per_channel", "tls_ca")
+LOBBY_TIMEOUT: Final = 10.0
+"""Seconds a lobby call (ListTables, CreateTable) may take."""
 
 
 def _read(raw: bytes) -> Traffic:
@@ -176,8 +178,9 @@ class GrpcRoom:
         try:
             page = ""
             while True:
+                request = pb.ListTablesRequest(game=game, page_token=page)
                 with _refusals():
-                    reply = await client.stub.ListTables(pb.ListTablesRequest(game=game, page_token=page), timeout=10)
+                    reply = await client.stub.ListTables(request, timeout=LOBBY_TIMEOUT)
                 found += (TableInfo(t.table_id, t.game, t.max_seats, t.seats_taken) for t in reply.tables)
                 page = reply.next_page_token
                 if not page:
@@ -192,7 +195,7 @@ class GrpcRoom:
             request.seed = seed
         try:
             with _refusals():
-                state = await client.stub.CreateTable(request, timeout=10)
+                state = await client.stub.CreateTable(request, timeout=LOBBY_TIMEOUT)
         finally:
             self.pool.release(client)
         return state.table_id

@@ -81,6 +81,6 @@ class RoomChoice:
             raise exc.within(f"{path}.options.") from None
         return cls(name, dict(options))
 
-    def make(self, **extra: Any) -> Room:
-        """A room of this choice, with ``extra`` options beside the chosen ones (``--tls-ca``'s CA)."""
-        return room_class(self.name)({**self.options, **extra})
+    def make(self) -> Room:
+        """A room of this choice (in the process that uses it: a fleet's)."""
+        return room_class(self.name)(self.options)

@@ -13,9 +13,9 @@ The violations, one check each:
   announce, or a step backwards), or a first event beyond the Welcome's ``last_seq``;
 * a Welcome to another seat, a hand that starts out of order, an event its room's adapter could
   not read (:class:`~tablestorm.sim.rooms.traffic.Malformed`: without a kind, an unknown number);
-* a YourTurn for a hand that already ended, for a seat not dealt in, ahead of the events, or
+* a prompt (YourTurn) for a hand that already ended, for a seat not dealt in, ahead of the events, or
   offering nothing playable;
-* an ActResult for an action id the bot has no pending action for;
+* a result (ActResult) for an action id the bot has no pending action for;
 * an action the server accepted that was not among the legal actions it offered, an action it
   applied differently from what was sent, or an action applied that the bot never sent (and the
   clock did not take, nor the table for a tournament seat that is away: TOURN-7 folds, checks,
@@ -156,10 +156,10 @@ class Referee:
         self._inherited_until = 0
         """During a takeover: events up to this seq are the seat's past (see the module docstring)."""
         self.last_seq: int | None = None
-        """The last event seq seen: the next Hello resumes after it (None: join afresh)."""
+        """The last event seq seen: the next stream resumes after it (None: join afresh)."""
         self._welcome_seq = 0
         self.resuming = False
-        """Whether the stream being opened resumes (its Hello carries ``resume_after_seq``)."""
+        """Whether the stream being opened resumes (it asks for the events after :attr:`last_seq`)."""
         self._last_hand = 0
         """Number of the last HandStarted seen (0: unknown, e.g. after a gap)."""
         self._ended_hand = 0
@@ -210,7 +210,7 @@ class Referee:
     # ----------------------------------------------------------------- what the bot does
 
     def hello(self) -> int | None:
-        """A stream opens: the ``resume_after_seq`` of its Hello (None: join afresh)."""
+        """A stream opens: the seq it resumes after (None: join afresh)."""
         self.resuming = self.last_seq is not None
         return self.last_seq
 
