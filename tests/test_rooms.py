@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -31,7 +32,7 @@ from tablestorm.sim.load.args import check
 from tablestorm.sim.load.scenario import from_mapping
 from tablestorm.sim.rooms.base import RoomError
 from tablestorm.sim.rooms.grpc import GrpcRoom
-from tablestorm.sim.rooms.grpc_traffic import traffic
+from tablestorm.sim.rooms.grpc_traffic import Reader, traffic
 from tablestorm.sim.rooms.registry import RoomChoice, room_class, room_names
 from tablestorm.sim.rooms.traffic import TableEvent
 
@@ -74,6 +75,37 @@ def test_the_grpc_reader_gives_back_the_engines_events_by_seat(game: str, seed: 
             (read,) = traffic(pb.ServerMessage(events=[wire])).events
             listed = seats if isinstance(event, ev.HandStarted | ev.HandEnded) else ()
             assert read == TableEvent(seq, 7, seq * 10, seat_named(view(event, index), seats), listed), seat
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), data=st.data())
+def test_the_grpc_reader_reads_a_message_as_traffic_does(seed: int, data: st.DataObject) -> None:
+    """The Reader (events sliced off the bytes and read once each) gives what reading the whole
+    message gives, for messages of any events with or without results, a turn and a welcome, an
+    event longer than 127 bytes among them (a two-byte length), each message read twice."""
+    hand = Hand(TableOptions(variant_named("7stud8"), Stakes.default(10)), [300] * 6, SeededShuffler(seed, "r", 1))
+    rng = random.Random(seed)
+    while hand.actor >= 0:
+        option = rng.choice(hand.legal_actions())
+        hand.apply(Action(option.kind, option.max))
+    seats = (1, 2, 3, 5, 6, 8)
+    wire = [convert.event_to_proto(view(e, 0), seats, seq=n, hand_number=3) for n, e in enumerate(hand.events, 1)]
+    wire.append(pb.Event(seq=len(wire) + 1, hand_number=3, hand_voided=pb.HandVoided(seats=range(1, 41),
+                                                                                       stacks=[10**12] * 40)))
+    assert len(wire[-1].SerializeToString()) > 127
+    reader = Reader()
+    cut = sorted(data.draw(st.sets(st.integers(1, len(wire) - 1), max_size=8)))
+    for events in (wire[a:b] for a, b in zip([0, *cut], [*cut, len(wire)], strict=True)):
+        parts: dict[str, Any] = {"events": events}
+        if data.draw(st.booleans()):
+            parts["results"] = [pb.ActResult(action_id="7", code=9, message="late")]
+        if data.draw(st.booleans()):
+            parts["your_turn"] = pb.YourTurn(hand_number=3, seq=events[-1].seq, legal=[pb.LegalAction(kind=1)])
+        if data.draw(st.booleans()):
+            parts["welcome"] = pb.Welcome(seat=2, table=pb.TableState(last_seq=events[0].seq - 1))
+        message = pb.ServerMessage(**parts)
+        for _ in range(2):
+            assert reader(message.SerializeToString()) == traffic(message)
 
 
 def test_the_grpc_room_is_registered_by_name() -> None:

@@ -4,8 +4,8 @@ registered as ``grpc`` in the ``tablestorm.rooms`` entry point group.
 Unary calls go through the stub generated from the proto; each seat's stream is a Play call on the
 bots' own HTTP/2 client (:mod:`tablestorm.sim.bots.client.play`), whose connections the seats to
 one server share (:class:`~tablestorm.sim.bots.client.transport.ChannelPool`), and whose messages
-are read as neutral traffic once per distinct bytes (:mod:`.grpc_traffic`): the seats of a table
-receive its public events as equal bytes, so each is read once for all of them.
+are read as neutral traffic by one :class:`~.grpc_traffic.Reader` per room: the seats of a table
+receive its public events as equal bytes, so each event is read once for all of them.
 
 Options (a scenario's ``room:`` section; ``tablestorm load`` fills in ``tls_ca`` from ``--tls-ca``):
 
@@ -31,7 +31,7 @@ from tablestorm.sim.bots.client.protocol import KIND_NUMBERS
 from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, Tls, token_metadata
 from tablestorm.sim.bots.strategies import Action
 from tablestorm.sim.rooms.base import Deliver, RoomError, Seated, TableInfo, known_options
-from tablestorm.sim.rooms.grpc_traffic import traffic
+from tablestorm.sim.rooms.grpc_traffic import Reader
 from tablestorm.sim.rooms.traffic import Traffic
 
 __all__ = ["GrpcLine", "GrpcRoom", "GrpcStream", "act_message"]
@@ -39,10 +39,6 @@ __all__ = ["GrpcLine", "GrpcRoom", "GrpcStream", "act_message"]
 OPTIONS: Final = ("streams_per_channel", "tls_ca")
 LOBBY_TIMEOUT: Final = 10.0
 """Seconds a lobby call (ListTables, CreateTable) may take."""
-
-
-def _read(raw: bytes) -> Traffic:
-    return traffic(pb.ServerMessage.FromString(raw))
 
 
 def act_message(action_id: str, action: Action, prompt_seq: int) -> pb.ClientMessage:
@@ -167,7 +163,7 @@ class GrpcRoom:
         if ca is not None and not isinstance(ca, str | bytes):
             raise FieldError("tls_ca", f"expected PEM text, got {type(ca).__name__}")
         tls = None if ca is None else Tls(ca.encode("ascii") if isinstance(ca, str) else ca)
-        self.pool: ChannelPool[Traffic] = ChannelPool(int(streams), tls, _read)
+        self.pool: ChannelPool[Traffic] = ChannelPool(int(streams), tls, Reader())
 
     def line(self, endpoint: str, table_id: str, seat: int, player_id: str, token: str = "") -> GrpcLine:
         return GrpcLine(self.pool, endpoint, table_id, seat, player_id, token)

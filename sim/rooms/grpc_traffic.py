@@ -6,8 +6,8 @@ has an enum) becomes a :class:`~.traffic.Malformed` event for the referee to rep
 kind, a pot's share or a seat's status it does not know reads ``"unspecified"``. Everything else is
 a rule or a promise every room makes, and the referee judges it on the neutral values.
 
-Cost: one dict lookup and one record per event; the adapter reads each distinct message once per
-connection (the seats of a table receive its public events as equal bytes), not once per seat.
+Cost: one dict lookup and one record per event; :class:`Reader` reads each distinct event's bytes
+once (the seats of a table receive its public events as equal bytes), not once per seat.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from tablestorm.sim.rooms.traffic import (
     Welcome,
 )
 
-__all__ = ["traffic"]
+__all__ = ["EVENTS_KEPT", "Reader", "traffic"]
 
 
 _KINDS: Final[dict[int, ActionKind]] = {int(number): kind for number, kind in KIND_FROM_PB.items()}
@@ -192,11 +192,69 @@ def _prompt(turn: pb.YourTurn) -> Prompt:
     return Prompt(turn.seq, turn.hand_number, legal, turn.deadline_unix_ms)
 
 
-def traffic(message: pb.ServerMessage) -> Traffic:
-    """``message`` as neutral traffic (see the module docstring)."""
+def traffic(message: pb.ServerMessage, events: tuple[TableEvent, ...] = ()) -> Traffic:
+    """``message`` as neutral traffic (see the module docstring), after ``events`` read already."""
     return Traffic(
         _welcome(message.welcome) if message.HasField("welcome") else None,
         tuple(Result(r.action_id, r.code, r.message) for r in message.results) if message.results else (),
-        tuple(map(_event, message.events)),
+        events + tuple(map(_event, message.events)) if message.events else events,
         _prompt(message.your_turn) if message.HasField("your_turn") else None,
     )
+
+
+_EVENTS_TAG: Final = 1 << 3 | 2
+"""ServerMessage.events (field 1), length-delimited: the key byte that starts each event."""
+EVENTS_KEPT: Final = 8192
+"""Events a :class:`Reader` keeps read per generation (two: the older one dropped whole when the
+newer fills). The seats of a table receive an event within milliseconds of each other."""
+
+
+class Reader:
+    """``ServerMessage`` bytes as :class:`~.traffic.Traffic`, each distinct event's bytes read once.
+
+    The server serializes an event once for all the seats allowed the same view of it, but
+    coalesces each seat's events into messages of its own (a seat's turn and results ride along,
+    and streams are written as they drain), so whole messages seldom repeat while their events do.
+    The events come first in a message (field 1; serializers write fields in number order): each
+    is sliced off its key and length and looked up by its bytes; the rest of the message (results,
+    turn, welcome, and any event after them) is parsed as a ``ServerMessage``.
+    """
+
+    __slots__ = ("_before", "_read")
+
+    def __init__(self) -> None:
+        self._read: dict[bytes, TableEvent] = {}
+        self._before: dict[bytes, TableEvent] = {}
+
+    def __call__(self, raw: bytes) -> Traffic:
+        events: list[TableEvent] = []
+        start, size = 0, len(raw)
+        while start < size and raw[start] == _EVENTS_TAG:
+            length, shift, start = 0, 0, start + 1
+            while True:  # the length, a varint
+                byte = raw[start]
+                start += 1
+                length |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    break
+                shift += 7
+            stop = start + length
+            if stop > size:
+                raise ValueError("a ServerMessage event runs past the message's end")
+            events.append(self._event(raw[start:stop]))
+            start = stop
+        read = tuple(events)
+        if start == size:
+            return Traffic(None, (), read, None)
+        return traffic(pb.ServerMessage.FromString(raw[start:]), read)
+
+    def _event(self, raw: bytes) -> TableEvent:
+        event = self._read.get(raw)
+        if event is None:
+            event = self._before.get(raw)
+            if event is None:
+                event = _event(pb.Event.FromString(raw))
+            self._read[raw] = event
+            if len(self._read) >= EVENTS_KEPT:
+                self._before, self._read = self._read, {}
+        return event
