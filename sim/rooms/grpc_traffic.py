@@ -188,7 +188,7 @@ def _welcome(welcome: pb.Welcome) -> Welcome:
 
 def _prompt(turn: pb.YourTurn) -> Prompt:
     names = KIND_NAMES
-    legal = tuple(Legal(names.get(option.kind, "unknown"), option.min, option.max) for option in turn.legal)
+    legal = tuple([Legal(names.get(option.kind, "unknown"), option.min, option.max) for option in turn.legal])
     return Prompt(turn.seq, turn.hand_number, legal, turn.deadline_unix_ms)
 
 
@@ -196,7 +196,7 @@ def traffic(message: pb.ServerMessage, events: tuple[TableEvent, ...] = ()) -> T
     """``message`` as neutral traffic (see the module docstring), after ``events`` read already."""
     return Traffic(
         _welcome(message.welcome) if message.HasField("welcome") else None,
-        tuple(Result(r.action_id, r.code, r.message) for r in message.results) if message.results else (),
+        tuple([Result(r.action_id, r.code, r.message) for r in message.results]) if message.results else (),
         events + tuple(map(_event, message.events)) if message.events else events,
         _prompt(message.your_turn) if message.HasField("your_turn") else None,
     )
