@@ -46,6 +46,9 @@ from tablestorm.sim.bots.strategies import (
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.scenario import BOT_KINDS
 from tablestorm.sim.load.stats import TIMEOUT_OUTCOMES, RunStats
+from tablestorm.sim.rooms.grpc import GrpcRoom, act_message
+from tablestorm.sim.rooms.grpc_traffic import traffic
+from tablestorm.sim.rooms.traffic import Traffic
 
 CLOCK = 0.3
 THINK = Distribution("uniform", 0.01, 0.0, 0.02)
@@ -268,27 +271,32 @@ def test_is_allowed_holds_fixed_limit_to_its_two_ends_and_draws_to_own_cards() -
 
 
 class FakeCall:
-    """Stands for a Play call: records what the bot writes."""
+    """Stands for a Play call: records what the bot writes (as the gRPC room puts it on the wire)."""
 
     def __init__(self) -> None:
         self.written: list[pb.ClientMessage] = []
 
-    async def write(self, message: pb.ClientMessage) -> None:
-        self.written.append(message)
+    async def act(self, action_id: str, action: Action, prompt_seq: int) -> None:
+        self.written.append(act_message(action_id, action, prompt_seq))
 
 
 def event(seq: int, hand: int = 1, **kind: Any) -> pb.Event:
     return pb.Event(seq=seq, hand_number=hand, **kind)
 
 
+def from_wire(**parts: Any) -> Traffic:
+    """A server message as a bot reads it: as the gRPC room's adapter reads it off the wire."""
+    return traffic(pb.ServerMessage(**parts))
+
+
 @run_async(10)
 async def test_the_bot_flags_what_a_server_must_never_send() -> None:
     """Each crafted message breaks one promise of the API; the bot counts each as a violation."""
-    stats, tally, pool = RunStats(), Tally(), ChannelPool()
+    stats, tally, room = RunStats(), Tally(), GrpcRoom()
     try:
         bot = Bot(
             Assignment("127.0.0.1:1", "t", 1, "p1", "calling_station", seat_token="token"),
-            pool=pool,
+            room=room,
             stats=stats,
             tally=tally,
             start=0.0,
@@ -303,7 +311,7 @@ async def test_the_bot_flags_what_a_server_must_never_send() -> None:
 
         def send(**parts: Any) -> int:
             before = violations()
-            bot.handle(pb.ServerMessage(**parts))
+            bot.handle(from_wire(**parts))
             return violations() - before
 
         assert send(welcome=pb.Welcome(seat=1, table=pb.TableState(options=stud, seats=seats))) == 0
@@ -357,7 +365,7 @@ async def test_the_bot_flags_what_a_server_must_never_send() -> None:
         assert send(your_turn=pb.YourTurn(hand_number=1, seq=12, legal=turn.legal)) == 1, "turn after the end"
         assert len(tally.violations) == violations() == 10
     finally:
-        await pool.close()
+        await room.close()
 
 
 @run_async(10)
@@ -365,37 +373,37 @@ async def test_an_action_is_timed_from_its_intended_send_time() -> None:
     """A fleet's loop busy when the bot's 50 ms think ends (blocked 300 ms, as a long GC pause would)
     delays the write; the action's latency counts from when it was meant to go, not from the write,
     and the table's pace (one action per mean think) fills in the samples the delay kept back."""
-    stats, tally, pool = RunStats(), Tally(), ChannelPool()
+    stats, tally, room = RunStats(), Tally(), GrpcRoom()
     written = asyncio.Event()
 
     class SignallingCall(FakeCall):
-        async def write(self, message: pb.ClientMessage) -> None:
-            await super().write(message)
+        async def act(self, action_id: str, action: Action, prompt_seq: int) -> None:
+            await super().act(action_id, action, prompt_seq)
             written.set()
 
     try:
         think = Distribution("fixed", 0.05)
         bot = Bot(Assignment("127.0.0.1:1", "t", 1, "p1", "calling_station", think=think, seat_token="token"),
-                  pool=pool, stats=stats, tally=tally, start=0.0)
+                  room=room, stats=stats, tally=tally, start=0.0)
         call = SignallingCall()
         bot._call = call  # type: ignore[assignment]  # the stream a real session would open
         stud = pb.TableOptions(game="7stud", structure=pb.STRUCTURE_FIXED_LIMIT)
-        bot.handle(pb.ServerMessage(welcome=pb.Welcome(seat=1, table=pb.TableState(options=stud))))
+        bot.handle(from_wire(welcome=pb.Welcome(seat=1, table=pb.TableState(options=stud))))
         started = pb.HandStarted(seats=[1, 2], stacks=[100, 100], deck_size=52)
-        bot.handle(pb.ServerMessage(events=[event(1, hand_started=started),
+        bot.handle(from_wire(events=[event(1, hand_started=started),
                                             event(2, cards_dealt=pb.CardsDealt(seat=1, street=0, down=[0, 1]))]))
         legal = [pb.LegalAction(kind=pb.ACTION_KIND_CALL, min=20, max=20)]
-        bot.handle(pb.ServerMessage(your_turn=pb.YourTurn(hand_number=1, seq=2, legal=legal)))
+        bot.handle(from_wire(your_turn=pb.YourTurn(hand_number=1, seq=2, legal=legal)))
         time.sleep(0.3)  # the fleet's loop is busy elsewhere: no callback runs meanwhile
         await asyncio.wait_for(written.wait(), 5)
         (sent,) = call.written
-        bot.handle(pb.ServerMessage(results=[pb.ActResult(action_id=sent.act.action_id)],
+        bot.handle(from_wire(results=[pb.ActResult(action_id=sent.act.action_id)],
                                     events=[event(3, acted=pb.Acted(seat=1, kind=pb.ACTION_KIND_CALL, to=20))]))
         latency = stats.latency(corrected=False)
         assert stats.actions == 1 and latency.min is not None and 0.25 - 0.01 <= latency.min < 1.0
         assert stats.latency().count - 1 == math.floor(round(latency.min / 0.05, 9)) - 1 >= 3
     finally:
-        await pool.close()
+        await room.close()
 
 
 # ----------------------------------------------------------------- against a server
@@ -586,9 +594,9 @@ class TurnSignal(Bot):
         super().__init__(*args, **kwargs)
         self.turn_came = asyncio.Event()
 
-    def handle(self, message: pb.ServerMessage) -> None:
+    def handle(self, message: Traffic) -> None:
         super().handle(message)
-        if message.HasField("your_turn"):
+        if message.prompt is not None:
             self.turn_came.set()
 
 
@@ -599,10 +607,10 @@ async def test_stop_leaves_the_hand_then_stands_up_with_the_chips(leave_idle: bo
     (CLOCK-2); it sits out, stands up as soon as it is out of the hand, and its chips come back."""
     async with serving() as endpoint:
         assignments = await open_tables(endpoint, {"t": (options("7stud"), ["calling_station"] * 3)})
-        stats, tally, pool = RunStats(), Tally(), ChannelPool()
+        stats, tally, room = RunStats(), Tally(), GrpcRoom()
         config = BotConfig(leave_idle=leave_idle)
         slow = Distribution("fixed", 0.1)  # the turn stays open a moment: the stop lands in it
-        shared: dict[str, Any] = {"pool": pool, "stats": stats, "tally": tally, "start": 0.0, "config": config}
+        shared: dict[str, Any] = {"room": room, "stats": stats, "tally": tally, "start": 0.0, "config": config}
         first = TurnSignal(replace(assignments[0], think=slow), **shared)
         bots = [first, *(Bot(assignment, **shared) for assignment in assignments[1:])]
         try:
@@ -618,7 +626,7 @@ async def test_stop_leaves_the_hand_then_stands_up_with_the_chips(leave_idle: bo
         finally:
             for bot in bots:
                 await bot.stop()
-            await pool.close()
+            await room.close()
         _, left = await table_totals(endpoint, ["t"])
         assert left == 0 and tally.chips_bought == tally.chips_cashed_out == 3 * state.posted_buy_in
         assert stats.errors == {}, tally.violations
@@ -631,8 +639,8 @@ async def test_a_bot_stopped_while_its_stream_is_down_sees_its_hand_end_and_coun
     (Polling StandUp instead left that hand uncounted: a fleet test saw 102 of 103 hands.)"""
     async with serving() as endpoint:
         assignments = await open_tables(endpoint, {"t": (options("7stud"), ["calling_station"] * 3)})
-        stats, tally, pool = RunStats(), Tally(), ChannelPool()
-        shared: dict[str, Any] = {"pool": pool, "stats": stats, "tally": tally, "start": 0.0, "config": BotConfig()}
+        stats, tally, room = RunStats(), Tally(), GrpcRoom()
+        shared: dict[str, Any] = {"room": room, "stats": stats, "tally": tally, "start": 0.0, "config": BotConfig()}
         first = TurnSignal(assignments[0], **shared)
         bots = [first, *(Bot(assignment, **shared) for assignment in assignments[1:])]
         try:
@@ -647,7 +655,7 @@ async def test_a_bot_stopped_while_its_stream_is_down_sees_its_hand_end_and_coun
         finally:
             for bot in bots:
                 await bot.stop()
-            await pool.close()
+            await room.close()
         hands, left = await table_totals(endpoint, ["t"])
         assert stats.hands + stats.hands_voided == hands and left == 0
         assert stats.errors == {}, tally.violations

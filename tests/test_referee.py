@@ -16,6 +16,8 @@ import pytest
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.sim.bots import Action
 from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, LOST, Referee
+from tablestorm.sim.rooms.grpc_traffic import traffic
+from tablestorm.sim.rooms.traffic import Traffic
 
 SEAT = 1
 STUD = pb.TableOptions(game="7stud", structure=pb.STRUCTURE_FIXED_LIMIT)
@@ -25,14 +27,19 @@ RAISE = pb.LegalAction(kind=pb.ACTION_KIND_RAISE, min=40, max=40)
 FOLD = pb.LegalAction(kind=pb.ACTION_KIND_FOLD)
 
 
+def from_wire(**parts: Any) -> Traffic:
+    """A server message as the referee reads it: as the gRPC room's adapter reads it off the wire."""
+    return traffic(pb.ServerMessage(**parts))
+
+
 def event(seq: int, hand: int = 1, **kind: Any) -> pb.Event:
     return pb.Event(seq=seq, hand_number=hand, **kind)
 
 
 def welcome(last_seq: int = 0, *, options: pb.TableOptions = STUD, seat: int = SEAT, gap: bool = False,
-            hand_number: int = 0, hand_running: bool = False) -> pb.ServerMessage:
+            hand_number: int = 0, hand_running: bool = False) -> Traffic:
     table = pb.TableState(options=options, last_seq=last_seq, hand_number=hand_number, hand_running=hand_running)
-    return pb.ServerMessage(welcome=pb.Welcome(seat=seat, table=table, gap=gap))
+    return from_wire(welcome=pb.Welcome(seat=seat, table=table, gap=gap))
 
 
 def started(seq: int, hand: int = 1, seats: Sequence[int] = (1, 2), stacks: Sequence[int] = (100, 100)) -> pb.Event:
@@ -47,23 +54,23 @@ def acted(seq: int, seat: int, kind: pb.ActionKind, to: int = 0, added: int = 0,
     return event(seq, hand, acted=pb.Acted(seat=seat, kind=kind, to=to, added=added))
 
 
-def turn(seq: int, *legal: pb.LegalAction, hand: int = 1) -> pb.ServerMessage:
-    return pb.ServerMessage(your_turn=pb.YourTurn(hand_number=hand, seq=seq, legal=legal or (CALL, RAISE)))
+def turn(seq: int, *legal: pb.LegalAction, hand: int = 1) -> Traffic:
+    return from_wire(your_turn=pb.YourTurn(hand_number=hand, seq=seq, legal=legal or (CALL, RAISE)))
 
 
 def ended(seq: int, stacks: Sequence[int] = (120, 80), hand: int = 1) -> pb.Event:
     return event(seq, hand, hand_ended=pb.HandEnded(seats=[1, 2], stacks=stacks))
 
 
-def events(*items: pb.Event) -> pb.ServerMessage:
-    return pb.ServerMessage(events=items)
+def events(*items: pb.Event) -> Traffic:
+    return from_wire(events=items)
 
 
-def result(action_id: str, code: int = 0, message: str = "") -> pb.ServerMessage:
-    return pb.ServerMessage(results=[pb.ActResult(action_id=action_id, code=code, message=message)])
+def result(action_id: str, code: int = 0, message: str = "") -> Traffic:
+    return from_wire(results=[pb.ActResult(action_id=action_id, code=code, message=message)])
 
 
-def feed(referee: Referee, messages: Sequence[pb.ServerMessage]) -> list[str]:
+def feed(referee: Referee, messages: Sequence[Traffic]) -> list[str]:
     """Every violation the referee finds in ``messages``, in order."""
     return [violation for message in messages for violation in referee.check(message)]
 
@@ -316,7 +323,7 @@ def clean_hand(referee: Referee) -> None:
         turn(6, pb.LegalAction(kind=pb.ACTION_KIND_BRING_IN, min=5, max=5),
              pb.LegalAction(kind=pb.ACTION_KIND_COMPLETE, min=10, max=10)),  # STUD-3
         # The bring-in accepted, coalesced with what followed it.
-        pb.ServerMessage(
+        from_wire(
             results=[pb.ActResult(action_id="1")],
             events=[
                 acted(7, SEAT, pb.ACTION_KIND_BRING_IN, 5, 5),
@@ -328,13 +335,13 @@ def clean_hand(referee: Referee) -> None:
         ),
         turn(11, pb.LegalAction(kind=pb.ACTION_KIND_CHECK), pb.LegalAction(kind=pb.ACTION_KIND_BET, min=10, max=10)),
         # Too late: the clock checked for the seat first (CLOCK-2); the refusal comes with it.
-        pb.ServerMessage(
+        from_wire(
             results=[pb.ActResult(action_id="2", code=9, message="turn_seq: the turn at seq 11 has passed")],
             events=[event(12, timed_out=pb.TimedOut(seat=SEAT, outcome=pb.TIMEOUT_OUTCOME_CHECK)),
                     acted(13, SEAT, pb.ACTION_KIND_CHECK), acted(14, 2, pb.ACTION_KIND_BET, 10, 10)],
         ),
         turn(14, FOLD, pb.LegalAction(kind=pb.ACTION_KIND_CALL, min=10, max=10)),
-        pb.ServerMessage(
+        from_wire(
             results=[pb.ActResult(action_id="3")],
             events=[
                 acted(15, SEAT, pb.ACTION_KIND_CALL, 10, 10),
@@ -423,7 +430,7 @@ def test_other_seats_actions_and_the_prompt_after_an_action_carry_its_server_tim
     ids=["offered-again", "clock", "voided", "gap"],
 )
 def test_an_action_lost_with_its_stream_is_settled_lost_once_the_resume_shows_it(
-    resumed: list[pb.ServerMessage],
+    resumed: list[Traffic],
 ) -> None:
     """The stream drops after the bot sent its call, and the resumed stream shows the call never
     applied: the turn offered again, the clock acting, the hand voided, or the events gone (a gap).

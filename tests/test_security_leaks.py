@@ -46,16 +46,19 @@ from tablestorm.services.api import table_service_pb2_grpc as rpc
 from tablestorm.services.api import tournament_pb2 as tpb
 from tablestorm.services.api import tournament_pb2_grpc as trpc
 from tablestorm.services.engine.cards import card_str
+from tablestorm.services.engine.events import CardsDealt, Drew, HandEnded, HandShown
 from tablestorm.services.rpc.jsonlog import JsonFormatter
 from tablestorm.services.table.host import HostLimits
 from tablestorm.services.table.server import ServerConfig, TableServer
 from tablestorm.services.tournament.lobby import LobbyLimits
 from tablestorm.services.tournament.server import TournamentServer, TournamentServerConfig
 from tablestorm.services.tournament.servers import FaultPolicy
-from tablestorm.sim.bots.client import Assignment, BotConfig, ChannelPool, Tally
+from tablestorm.sim.bots.client import Assignment, BotConfig, Tally
 from tablestorm.sim.bots.client import Bot as LoadBot
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.load.stats import RunStats
+from tablestorm.sim.rooms.grpc import GrpcRoom
+from tablestorm.sim.rooms.traffic import Traffic
 
 HANDS = 6
 """Hands every cash table plays before the bots leave."""
@@ -90,6 +93,17 @@ class Secrets:
                 self._own(key, event.drew.seat, event.drew.drawn)
             elif event.HasField("hand_shown"):
                 self.shown.add((*key, event.hand_shown.seat))
+
+    def saw_traffic(self, table_id: str, message: Traffic) -> None:
+        """A message of a seat's own stream at ``table_id``, as a load bot reads it (its room's traffic)."""
+        for event in message.events:
+            key, body = (table_id, event.hand_number), event.event
+            if isinstance(body, CardsDealt):
+                self._own(key, body.player, body.down)
+            elif isinstance(body, Drew):
+                self._own(key, body.player, body.drawn)
+            elif isinstance(body, HandShown):
+                self.shown.add((*key, body.player))
 
     def _own(self, key: tuple[str, int], seat: int, cards: Iterable[int]) -> None:
         visible = [c for c in cards if c != HIDDEN]
@@ -164,9 +178,9 @@ class RecordingBot(LoadBot):
         self.secrets = secrets
         self.hands_seen = 0
 
-    def handle(self, message: pb.ServerMessage) -> None:
-        self.secrets.saw(self.table_id, message)
-        self.hands_seen += sum(e.HasField("hand_ended") for e in message.events)
+    def handle(self, message: Traffic) -> None:
+        self.secrets.saw_traffic(self.table_id, message)
+        self.hands_seen += sum(isinstance(e.event, HandEnded) for e in message.events)
         super().handle(message)
 
 
@@ -230,10 +244,10 @@ async def test_a_short_load_logs_and_exports_no_token_and_no_hidden_card() -> No
         endpoints = [f"127.0.0.1:{p['grpc_port']}" for p in servers.values()]
         assignments = await seated(endpoints[0], {k: TABLES[k] for k in ("stud", "draw")}, secrets, refusals)
         assignments += await seated(endpoints[1], TABLES, secrets, refusals)
-        pool, stats, tally = ChannelPool(), RunStats(), Tally()
+        room, stats, tally = GrpcRoom(), RunStats(), Tally()
         config = BotConfig(strategies={"flaky": {"interval": (0.3, 0.8)}, "sleeper": {"sleep_probability": 0.3}})
         bots = [
-            RecordingBot(a, secrets, pool=pool, stats=stats, tally=tally, start=time.time(), config=config)
+            RecordingBot(a, secrets, room=room, stats=stats, tally=tally, start=time.time(), config=config)
             for a in assignments
         ]
         try:
@@ -241,7 +255,7 @@ async def test_a_short_load_logs_and_exports_no_token_and_no_hidden_card() -> No
             await until_every_table_played(bots, tally, HANDS)
         finally:
             chips = sum(await asyncio.gather(*(bot.stop() for bot in bots)))
-            await pool.close()
+            await room.close()
         assert chips > 0 and stats.timeouts > 0, "the sleepers let the clock act"
         metrics = "".join(scrape(p["metrics_port"]) for p in servers.values())
         logs = []

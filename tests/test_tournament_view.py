@@ -2,7 +2,8 @@
 
 The reference is the real client's hand tracker (``tablestorm.sim.bots.client.tracker.HandTracker``), fed
 exactly what a table server sends a seat: every engine event filtered for the seat
-(``visibility.view``) and converted to the wire (``tablestorm.services.table.convert``); on each of the seat's
+(``visibility.view``), converted to the wire (``tablestorm.services.table.convert``) and read as the gRPC
+room reads it (``tablestorm.sim.rooms.grpc_traffic``); on each of the seat's
 turns it builds the View from the legal actions a YourTurn would carry. The test compares it,
 field by field, with the driver's ``HandViews`` (built once, as the hand is dealt) and with
 ``view_of`` on the engine's hand at the same turn, over random hands of every game and structure
@@ -33,6 +34,7 @@ from tablestorm.services.table import convert
 from tablestorm.sim.bots.client.tracker import HandTracker
 from tablestorm.sim.bots.kinds import BOT_KINDS, strategy_for
 from tablestorm.sim.bots.strategies import Legal, View
+from tablestorm.sim.rooms.grpc_traffic import traffic
 from tablestorm.sim.tournament.view import HandViews, engine_action, view_of
 
 CONFIGS = [
@@ -62,7 +64,9 @@ def play_and_compare(game: str, structure: Structure, stacks: list[int], seed: i
         ],
     )
     for tracker in trackers:
-        tracker.welcome(pb.Welcome(seat=tracker.seat, table=table), continues=False)
+        welcome = traffic(pb.ServerMessage(welcome=pb.Welcome(seat=tracker.seat, table=table))).welcome
+        assert welcome is not None
+        tracker.welcome(welcome, continues=False)
     sent = 0
     compared: list[View] = []
 
@@ -72,7 +76,7 @@ def play_and_compare(game: str, structure: Structure, stacks: list[int], seed: i
             sent += 1
             for index, tracker in enumerate(trackers):
                 wire = convert.event_to_proto(view(event, index), seats, seq=sent, hand_number=1)
-                tracker.fold(wire, wire.WhichOneof("kind"))
+                tracker.fold(*traffic(pb.ServerMessage(events=[wire])).events)
 
     deliver(0)
     while hand.actor >= 0:

@@ -1,9 +1,10 @@
-"""A fleet: many bots as coroutines of one event loop, sharing channels, stats and counters.
+"""A fleet: many bots as coroutines of one event loop, sharing a room, stats and counters.
 
 One process drives thousands of seats this way (a Ray actor wraps one :class:`Fleet`; this module
-knows nothing of Ray). Bots to one endpoint share gRPC channels, at most ``streams_per_channel``
-Play streams each; joins go through a small gate because a client that opens thousands of streams
-in one burst sees some of them fail inside gRPC Core, and so do the calls of leaving bots (a server
+knows nothing of Ray). Its bots talk to their room through one room adapter (docs/rooms.md; by
+default the gRPC room, whose bots to one endpoint share connections); joins go through a small
+gate because a client that opens thousands of streams in one burst sees some of them fail inside
+gRPC Core, and so do the calls of leaving bots (a server
 refuses calls beyond about 1,000 waiting for its handlers). Everything the bots measure lands in one
 :class:`~tablestorm.sim.load.stats.RunStats` (``fleet.stats``; ship ``stats.take()``) and one
 :class:`~tablestorm.sim.bots.client.Tally` (chips bought and cashed out by table, resumes, returns to moved
@@ -19,9 +20,11 @@ import random
 import time
 from collections.abc import Callable, Iterable
 
-from tablestorm.sim.bots.client import Assignment, Bot, BotConfig, ChannelPool, Resolver, Tally, Tls
+from tablestorm.sim.bots.client import Assignment, Bot, BotConfig, Resolver, Tally
 from tablestorm.sim.bots.strategies import Strategy
 from tablestorm.sim.load.stats import RunStats
+from tablestorm.sim.rooms.base import Room
+from tablestorm.sim.rooms.grpc import GrpcRoom
 
 __all__ = ["Fleet"]
 
@@ -35,23 +38,22 @@ class Fleet:
         start: float | None = None,
         config: BotConfig | None = None,
         resolve: Resolver | None = None,
-        streams_per_channel: int = 500,
+        room: Room | None = None,
         join_concurrency: int = 100,
         leave_concurrency: int = 100,
-        tls: Tls | None = None,
     ) -> None:
         """``start``: the run's start in Unix seconds, shared by every fleet of the run (stats
         are keyed by seconds since it); ``resolve(table_id)``: where a table lives now, asked when
         a stream fails (default: the endpoint it was assigned); ``leave_concurrency``: the most
         StandUp and SitOut calls the fleet's leaving bots have in flight (fleets times this must
-        stay well under the ~1,000 calls a server queues: see :meth:`Bot._leave`); ``tls``: every
-        connection to the servers is TLS trusting its CA."""
+        stay well under the ~1,000 calls a server queues: see :meth:`Bot._leave`); ``room``: the
+        room the bots play in (default: a gRPC room of default options), closed by :meth:`stop_all`."""
         self.start = time.time() if start is None else start
         self.config = config or BotConfig()
         self.stats = RunStats()
         self.tally = Tally()
         self._resolve = resolve
-        self._pool = ChannelPool(streams_per_channel, tls)
+        self.room = GrpcRoom() if room is None else room
         self.killed: dict[str, float] = {}
         """Endpoints the run's chaos killed -> the second of the run it was told (see :meth:`chaos_killed`)."""
         self._join_gate = asyncio.Semaphore(join_concurrency)
@@ -83,7 +85,7 @@ class Fleet:
         is given (``rng`` and ``on_turn``: see :class:`Bot`)."""
         return Bot(
             assignment,
-            pool=self._pool,
+            room=self.room,
             stats=self.stats,
             tally=self.tally,
             start=self.start,
@@ -150,7 +152,7 @@ class Fleet:
         """
         chips = await self._stop(list(self._bots), stand_up)
         await asyncio.gather(*self._stops)
-        await self._pool.close()
+        await self.room.close()
         return chips
 
     async def _stop(self, bots: list[Bot], stand_up: bool) -> int:
@@ -207,7 +209,7 @@ class Fleet:
         tally = self.tally
         return {
             "online": self.online,
-            "channels": self._pool.channels,
+            "channels": self.room.connections,
             "streams": tally.streams,
             "chips_bought": tally.chips_bought,
             "chips_cashed_out": tally.chips_cashed_out,

@@ -21,6 +21,7 @@ from typing import Any
 from tablestorm.sim.cluster.affinity import Pinning
 from tablestorm.sim.cluster.placement import Placement
 from tablestorm.sim.load.prometheus import write_targets
+from tablestorm.sim.rooms.registry import RoomChoice
 
 FLEET_START_TIMEOUT = 60.0
 """Seconds a new fleet may take to answer ``start``; past that it was placed on a dying node."""
@@ -94,12 +95,12 @@ class Deployment:
         bot_config: Mapping[str, Any],
         start: float,
         registry: bool = True,
-        tls_ca: bytes | None = None,
+        room: RoomChoice | None = None,
         pinning: Pinning | None = None,
     ) -> None:
         """``registry``: start the run's registry, which hosts need (their ledger) and fleets ask
-        where a moved table lives; without it there are fleets only. ``tls_ca``: the fleets'
-        connections are TLS, trusting this CA (PEM). ``pinning``: the cores the hosts and the
+        where a moved table lives; without it there are fleets only. ``room``: what each fleet's
+        bots talk through (default: the gRPC room, in plaintext). ``pinning``: the cores the hosts and the
         fleets run on (None: any)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -110,7 +111,7 @@ class Deployment:
         self.host_limits = dict(host_limits)
         self.bot_config = dict(bot_config)
         self.start = start
-        self.tls_ca = tls_ca
+        self.room = RoomChoice() if room is None else room
         self.pinning = pinning
         self.placement = Placement(ray)
         self.hosts: dict[str, Any] = {}
@@ -170,7 +171,7 @@ class Deployment:
             self._next_fleet += 1
             handle = remote(FleetActor).options(
                 scheduling_strategy=self.placement.strategy(self.running, avoiding)
-            ).remote(fleet_id, self.registry_name, self.start, self.bot_config, self.tls_ca, cpus)
+            ).remote(fleet_id, self.registry_name, self.start, self.bot_config, self.room, cpus)
             chosen = self.placement.choosing()
             try:
                 info = ActorInfo.of(ray.get(handle.start.remote(), timeout=FLEET_START_TIMEOUT), fleet_id)

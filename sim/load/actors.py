@@ -21,7 +21,7 @@ from tablestorm.services.rpc.gc_policy import tune_for_latency
 from tablestorm.services.table.host import HostLimits, TableHost, TableSpec
 from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan
 from tablestorm.services.table.server import ServerConfig, TableServer
-from tablestorm.sim.bots.client import Assignment, BotConfig, Tls
+from tablestorm.sim.bots.client import Assignment, BotConfig
 from tablestorm.sim.bots.fleet import Fleet
 from tablestorm.sim.cluster.affinity import current, pin_process
 from tablestorm.sim.cluster.nodes import metrics_port
@@ -29,6 +29,7 @@ from tablestorm.sim.load.batching import Batched
 from tablestorm.sim.load.fleet_metrics import FleetMetrics
 from tablestorm.sim.load.registry import BatchingLedger, Registry
 from tablestorm.sim.load.summary import merge_buckets
+from tablestorm.sim.rooms.registry import RoomChoice
 
 SERVICE_ACTOR: Final[dict[str, Any]] = {"num_cpus": 0, "max_restarts": 0, "enable_task_events": False}
 """The options of a run's long-lived actors (the registry, table hosts, fleets, the tournament
@@ -199,12 +200,12 @@ class FleetActor:
     """Hundreds to thousands of bots as coroutines of one process (see :class:`tablestorm.sim.bots.Fleet`)."""
 
     def __init__(
-        self, fleet_id: str, registry: str | None, start: float, config: dict[str, Any], tls_ca: bytes | None = None,
+        self, fleet_id: str, registry: str | None, start: float, config: dict[str, Any], room: RoomChoice,
         cpus: list[int] | None = None,
     ) -> None:
         """``registry``: the run's registry, which says where a moved table lives now (None: the
-        tables never move); ``tls_ca``: connect to the servers over TLS trusting this CA (PEM);
-        ``cpus``: the cores this fleet runs on (None: any)."""
+        tables never move); ``room``: the room adapter the bots talk through, made in the fleet's
+        process; ``cpus``: the cores this fleet runs on (None: any)."""
         self.fleet_id = fleet_id
         self.cpus = cpus
         self.start_time = start
@@ -213,7 +214,7 @@ class FleetActor:
         self._where: Batched[str, str | None] = Batched(self._where_many)
         """Where tables live, asked of the registry in batches (every bot of a lost host's tables
         asks at once, at each step of its backoff)."""
-        self.tls = None if tls_ca is None else Tls(tls_ca)
+        self.room = room
         self.fleet: Fleet | None = None
         self.metrics: FleetMetrics | None = None
         self._leaving: set[asyncio.Task[None]] = set()
@@ -225,7 +226,7 @@ class FleetActor:
         cores it may run on."""
         cpus = _pinned(self.cpus)
         resolve = None if self.registry is None else self._resolve
-        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=resolve, tls=self.tls)
+        self.fleet = Fleet(start=self.start_time, config=self.config, resolve=resolve, room=self.room.make())
         ip = node_ip()
         self.metrics = FleetMetrics(ip, metrics_port())
         self.metrics.runtime.start(asyncio.get_running_loop())

@@ -26,6 +26,8 @@ from tablestorm.sim.load.given_servers import CREATE, EXISTING, Target, parse_se
 from tablestorm.sim.load.scenario import Scenario, from_mapping, read
 from tablestorm.sim.load.thresholds import parse as parse_threshold
 from tablestorm.sim.resources import example_scenarios
+from tablestorm.sim.rooms.grpc import GrpcRoom
+from tablestorm.sim.rooms.registry import room_class
 
 __all__ = ["LoadArgs", "check", "scenario_file"]
 
@@ -57,6 +59,9 @@ class LoadArgs:
 def check(args: argparse.Namespace) -> LoadArgs:
     """The run ``args`` asks for; :class:`FieldError` naming the flag (or the field) when it cannot work."""
     scenario = _scenario(args)
+    if args.tls_ca is not None and not issubclass(room_class(scenario.room.name), GrpcRoom):
+        raise FieldError("--tls-ca", f"only for the grpc room: give room {scenario.room.name!r} its "
+                         "credentials in the scenario's room.options")
     target = _target(args)
     if target is not None and args.chaos:
         raise FieldError("--chaos", "not with --target: the servers are not the run's to kill, and without a "
@@ -114,6 +119,9 @@ def _scenario(args: argparse.Namespace) -> Scenario:
     if args.bots is not None:  # a closed model at a fixed count: no ramp, no arrivals
         data.update(bots=args.bots, stages=[], arrival_rate=0.0)
         flags.update(bots="--bots", stages="--bots", arrival_rate="--bots")
+    if args.room is not None:  # the adapter's name; the scenario's room options stay
+        room = data.get("room")
+        data["room"], flags["room"] = {**(room if isinstance(room, dict) else {}), "name": args.room}, "--room"
     if args.game is not None:  # the first game's stakes and seats, one game only
         games = data.get("games")
         first = games[0] if isinstance(games, list) and games and isinstance(games[0], dict) else {}

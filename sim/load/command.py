@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--target", metavar="HOST:PORT[,HOST:PORT...]",
                    help="load these table servers (tablestorm serve or another TableService): no table host "
                    "is started; the tables are created there round robin (or see --tables)")
+    p.add_argument("--room", metavar="NAME",
+                   help="the room adapter the bots talk through: a registered name (default grpc) or "
+                   "module:Class; its options come from the scenario's room section (docs/rooms.md)")
     p.add_argument("--tls-ca", metavar="FILE", help="with --target: connect over TLS, trusting this CA (PEM)")
     p.add_argument("--tables", choices=("create", "existing"),
                    help="with --target: create the run's tables there (default), or play the cash tables "

@@ -41,7 +41,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -65,6 +65,7 @@ from tablestorm.sim.load.summary import LoadRunFacts, WindDown, build_summary
 from tablestorm.sim.load.table_sites import Outages, TableChips, TableSites
 from tablestorm.sim.load.timeline import Timeline
 from tablestorm.sim.reporting.meta import run_metadata
+from tablestorm.sim.rooms.registry import RoomChoice
 
 __all__ = ["LoadTest", "RunResult", "RunState"]
 
@@ -212,6 +213,13 @@ class LoadTest:
         self.registry: Any = None
         """The run's registry actor while it runs (None with given servers: no ledger)."""
 
+    def _room(self) -> RoomChoice:
+        """The scenario's room, with ``--tls-ca``'s CA for the gRPC room of given servers."""
+        room, given = self.scenario.room, self.servers
+        if given is None or given.tls_ca is None:
+            return room
+        return replace(room, options={**room.options, "tls_ca": given.tls_ca.decode("ascii")})
+
     # ----------------------------------------------------------------- the run
 
     def run(self) -> RunResult:
@@ -227,7 +235,7 @@ class LoadTest:
                 given = self.servers
                 deployment = Deployment(
                     ray, self.out_dir, host_limits=self.host_limits, bot_config=self.bot_config, start=time.time(),
-                    registry=given is None, tls_ca=None if given is None else given.tls_ca, pinning=self.pinning,
+                    registry=given is None, room=self._room(), pinning=self.pinning,
                 )
                 self.registry = deployment.registry
                 sites: TableSites = (

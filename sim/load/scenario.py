@@ -27,6 +27,7 @@ from tablestorm.sim.bots.kinds import BOT_KINDS
 from tablestorm.sim.distributions import Distribution
 from tablestorm.sim.inputs import COUNT, NON_NEGATIVE, SEED, WHOLE, Bound, apportion, distribution
 from tablestorm.sim.load.thresholds import parse as parse_threshold
+from tablestorm.sim.rooms.registry import RoomChoice
 
 DEFAULT_BOT_MIX = {kind: 1.0 for kind in BOT_KINDS}
 
@@ -75,6 +76,8 @@ class Scenario:
     fleets: int = 2
     thresholds: tuple[str, ...] = ()
     seed: int | None = None
+    room: RoomChoice = field(default_factory=RoomChoice)
+    """The room adapter the bots talk through, and its options (docs/rooms.md)."""
 
     @property
     def open_model(self) -> bool:
@@ -138,7 +141,7 @@ SMALL_BET: Final = Bound(minimum=2, integer=True)
 
 SCENARIO_KEYS: Final = (
     "name", "duration_s", "games", "clock_seconds", "bots", "bot_mix", "think_s", "stages",
-    "arrival_rate", "session_s", "hosts", "fleets", "thresholds", "seed",
+    "arrival_rate", "session_s", "hosts", "fleets", "thresholds", "seed", "room",
 )
 """The keys of a scenario file (docs/scenarios.md documents each; a test keeps the two in step)."""
 GAME_KEYS: Final = ("game", "weight", "structure", "small_bet", "seats", "buy_in_big_bets")
@@ -253,6 +256,7 @@ def _scenario(data: Any, source: str, origin: dict[str, str]) -> Scenario:
         fleets=COUNT.check(spec.get("fleets", s.fleets), where("fleets")),
         thresholds=tuple(thresholds),
         seed=None if seed is None else SEED.check(seed, where("seed")),
+        room=RoomChoice.parse(spec.get("room"), f"{source}.room", origin.get("room")),
     )
     if s.stages and s.open_model:
         raise FieldError(where("stages"), "a scenario uses stages (closed model) or arrival_rate (open), not both")

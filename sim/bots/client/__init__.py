@@ -1,7 +1,11 @@
-"""One bot: a seat's client of the table service, as a package of its concepts.
+"""One bot: a seat's client of a room, as a package of its concepts.
+
+The bot talks to its room through a room adapter (:mod:`tablestorm.sim.rooms`, docs/rooms.md) and
+reads what the room sends as neutral traffic. The ``tablestorm.v1`` adapter's wire lives here too:
 
 * :mod:`.transport`: the typed transport (the stub generated from the proto for unary calls, Play
   streams over :mod:`.play`'s HTTP/2 multiplexer), and the pool that shares connections;
+  :mod:`.protocol`: the proto's enum numbers by name;
 * :mod:`.tracker`: the hand tracker, a seat's events folded into the :class:`~tablestorm.sim.bots.View` its
   strategy reads;
 * :mod:`.referee`: the referee, a pure checker of what the server sends against what the seat may

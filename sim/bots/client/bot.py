@@ -1,9 +1,10 @@
-"""One bot: a seat's client, putting the transport, the tracker, the referee and the lifecycle to work.
+"""One bot: a seat's client, putting its room's line, the tracker, the referee and the lifecycle to work.
 
-A :class:`Bot` sits down (or takes a seat token it is given), opens a Play stream with Hello and
-plays every YourTurn with its strategy after a think time. It measures what a load test reports
+A :class:`Bot` talks to its room only through a :class:`~tablestorm.sim.rooms.base.SeatLine` its
+room adapter makes (docs/rooms.md): it sits down (or takes a seat token it is given), opens the
+seat's stream and plays every prompt with its strategy after a think time. It measures what a load test reports
 (the round trip of each action, finished hands with their side pots and raise caps, CLOCK-2
-timeouts), each under its table's game (the Welcome names it), into a shared
+timeouts), each under its table's game (the welcome names it), into a shared
 :class:`~tablestorm.sim.load.stats.RunStats`, and counts every violation its :class:`~.referee.Referee` finds as a
 ``protocol_violation``.
 
@@ -16,7 +17,7 @@ token stays valid), and resumes from the last sequence number seen. A strategy t
 drops (flaky) has its stream cut on that schedule and resumed the same way; a resume the server
 could not serve whole (``Welcome.gap``) is counted.
 
-Cost: the hot path is :meth:`Bot.handle`, called by the transport for each message as it arrives:
+Cost: the hot path is :meth:`Bot.handle`, called by the room's line for each message as it arrives:
 the referee's checks and the tracker's fold, a few attribute tests for what they settled, and on a
 turn the strategy. Per-bot state is a few slotted objects, reset every hand.
 """
@@ -29,23 +30,22 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import Final, Protocol
+from typing import Final
 
 import grpc
 
-from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.rpc.errors import STATUS_BY_NUMBER
 from tablestorm.sim.bots.client.attribution import Attribution
 from tablestorm.sim.bots.client.backoff import backoff
 from tablestorm.sim.bots.client.config import Assignment, BotConfig, Resolver
 from tablestorm.sim.bots.client.lifecycle import GIVE_UP, Lifecycle, Next, Phase
-from tablestorm.sim.bots.client.protocol import KIND_NUMBERS
 from tablestorm.sim.bots.client.referee import ACCEPTED, LATE, LOST, Referee, Turn
 from tablestorm.sim.bots.client.tally import Return, Tally
 from tablestorm.sim.bots.client.tracker import REBUY, SIT_IN, HandTracker
-from tablestorm.sim.bots.client.transport import ChannelPool, TableClient, token_metadata
 from tablestorm.sim.bots.strategies import Action, Strategy, leaving_action
 from tablestorm.sim.load.stats import PROTOCOL_VIOLATION, RunStats
+from tablestorm.sim.rooms.base import PlayStream, Room, RoomError
+from tablestorm.sim.rooms.traffic import Traffic, Welcome
 
 __all__ = ["Bot"]
 
@@ -54,15 +54,6 @@ log = logging.getLogger(__name__)
 _POLL_STREAMING: Final = 5.0
 _POLL_WITHOUT_STREAM: Final = 1.0
 """Seconds between StandUp attempts of a stopping bot still live in a hand."""
-
-
-class PlayCall(Protocol):
-    """The stream a bot writes to (a :class:`~.play.PlayStream`). A ``write`` that returns an
-    awaitable completes later and is awaited in the background; the PlayStream's returns None."""
-
-    def write(self, message: pb.ClientMessage) -> Awaitable[None] | None: ...
-
-    def cancel(self) -> bool: ...
 
 
 def _left(deadline: float) -> float:
@@ -79,21 +70,19 @@ class Bot:
         "_busy",
         "_call",
         "_chores",
-        "_client",
         "_config",
         "_hand_over",
         "_jitter",
         "_leave_gate",
         "_lifecycle",
+        "_line",
         "_next_id",
-        "_pool",
         "_referee",
         "_resolve",
         "_run_task",
         "_start",
         "_stats",
         "_tally",
-        "_token",
         "_tracker",
         "_turn_hook",
         "_welcomed",
@@ -110,7 +99,7 @@ class Bot:
         self,
         assignment: Assignment,
         *,
-        pool: ChannelPool,
+        room: Room,
         stats: RunStats,
         tally: Tally,
         start: float,
@@ -140,8 +129,9 @@ class Bot:
         self.strategy = strategy or config.strategy(self.kind)
         self.rng = random.Random(assignment.seed) if rng is None else rng
         self._turn_hook = on_turn
-        self._pool = pool
-        self._client: TableClient = pool.acquire(assignment.endpoint)
+        self._line = room.line(
+            assignment.endpoint, self.table_id, self.seat, self.player_id, assignment.seat_token or ""
+        )
         self._stats = stats
         self._tally = tally
         self._start = start
@@ -149,11 +139,10 @@ class Bot:
         self._resolve = resolve
         self._leave_gate = leave_gate or asyncio.Semaphore(1)
         self._attribution = Attribution({} if chaos is None else chaos)
-        self._token = assignment.seat_token or ""
         self._lifecycle = Lifecycle(removable=config.tournament)
         self._referee = Referee(self.seat, takeover=assignment.seat_token is not None)
         self._tracker = HandTracker(self.seat, needs_board=self.strategy.needs_board)
-        self._call: PlayCall | None = None
+        self._call: PlayStream | None = None
         self._run_task: asyncio.Task[None] | None = None
         self._act_handle: asyncio.TimerHandle | None = None
         self._chores: set[asyncio.Task[None]] = set()
@@ -169,7 +158,7 @@ class Bot:
 
     @property
     def endpoint(self) -> str:
-        return self._client.endpoint
+        return self._line.endpoint
 
     @property
     def removed(self) -> bool:
@@ -193,7 +182,7 @@ class Bot:
         """Count a failure of this seat's calls or stream, or hold it for its verdict (a transport
         failure: see :mod:`.attribution`)."""
         kind, now = code if isinstance(code, str) else code.name, self._now()
-        if not self._attribution.failed(kind, now, self._client.endpoint):
+        if not self._attribution.failed(kind, now, self._line.endpoint):
             self._stats.error(kind, now)
 
     def _answered(self) -> None:
@@ -201,7 +190,7 @@ class Bot:
         of a bot whose table moved."""
         if not self._attribution.holding:
             return
-        verdict = self._attribution.answered(self._client.endpoint)
+        verdict = self._attribution.answered(self._line.endpoint)
         for failure in verdict.chaos:
             self._stats.error(failure.kind, failure.at_s, chaos=True)
         for failure in verdict.unexpected:
@@ -226,17 +215,15 @@ class Bot:
         seat stays the director's, nobody stands it up).
         """
         config = self._config
-        if not self._token:
-            request = pb.SitDownRequest(table_id=self.table_id, seat=self.seat, player_id=self.player_id)
+        if not self._line.token:
             try:
-                reply = await self._client.stub.SitDown(request, timeout=config.rpc_timeout)
-            except grpc.aio.AioRpcError as exc:
-                self._error(exc.code())
+                seated = await self._line.sit(None, config.rpc_timeout)
+            except RoomError as exc:
+                self._error(exc.code)
                 self._release()
-                self._pool.release(self._client)
+                self._line.release()
                 return False
-            self._token = reply.seat_token
-            self._tally.bought(self.table_id, reply.seat.stack)
+            self._tally.bought(self.table_id, seated.stack)
         self._run_task = asyncio.ensure_future(self._run())
         welcomed = asyncio.ensure_future(self._welcomed.wait())
         done, _ = await asyncio.wait(
@@ -266,7 +253,7 @@ class Bot:
         self._cancel_think()
         self._leave_turn()
         chips = 0
-        if stand_up and self._token and before is not Phase.GAVE_UP:
+        if stand_up and self._line.token and before is not Phase.GAVE_UP:
             chips = await self._leave()
         self._lifecycle.stopped()
         task = self._run_task
@@ -279,7 +266,7 @@ class Bot:
         for chore in list(self._chores):
             chore.cancel()
         self._release()
-        self._pool.release(self._client)
+        self._line.release()
         return chips
 
     async def _leave(self) -> int:
@@ -307,14 +294,11 @@ class Bot:
         while (remaining := deadline - time.monotonic()) > 0:
             self._hand_over.clear()
             if not self._tracker.dealt_in or not self._streaming:
-                request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
                 try:
                     async with self._leave_gate:
-                        reply = await self._client.stub.StandUp(
-                            request, timeout=_left(deadline), metadata=token_metadata(self._token)
-                        )
-                except grpc.aio.AioRpcError as exc:
-                    code = exc.code()
+                        chips = await self._line.stand_up(_left(deadline))
+                except RoomError as exc:
+                    code = exc.code
                     if code is grpc.StatusCode.DEADLINE_EXCEEDED:
                         continue  # out of time: counted once, below
                     if code is not grpc.StatusCode.FAILED_PRECONDITION:
@@ -330,8 +314,8 @@ class Bot:
                 else:
                     self._lifecycle.stood_up()
                     self._answered()
-                    self._tally.cashed_out(self.table_id, reply.chips)
-                    return reply.chips
+                    self._tally.cashed_out(self.table_id, chips)
+                    return chips
             if sit_out:
                 sit_out = not await self._sit_out(deadline)
             # The stream says when the hand ends; without a stream, poll. A stream that went quiet
@@ -345,32 +329,29 @@ class Bot:
     async def _sit_out(self, deadline: float) -> bool:
         """SitOut before ``deadline`` (monotonic); returns success. Running out of time is left to
         :meth:`_leave` to count; any other failure is counted here."""
-        request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
         try:
             async with self._leave_gate:
-                await self._client.stub.SitOut(request, timeout=_left(deadline), metadata=token_metadata(self._token))
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
-                self._error(exc.code())
+                await self._line.sit_out(_left(deadline))
+        except RoomError as exc:
+            if exc.code is not grpc.StatusCode.DEADLINE_EXCEEDED:
+                self._error(exc.code)
             return False
         self._answered()
         return True
 
     async def _unary_chore(self, what: str) -> None:
         """SitIn or Rebuy for this seat; failures are counted."""
-        stub, timeout, metadata = self._client.stub, self._config.rpc_timeout, token_metadata(self._token)
+        line, timeout = self._line, self._config.rpc_timeout
         try:
             if what == "sit_in":
-                sit_in = pb.SitInRequest(table_id=self.table_id, seat=self.seat)
-                await stub.SitIn(sit_in, timeout=timeout, metadata=metadata)
+                await line.sit_in(timeout)
             else:
-                request = pb.SeatRequest(table_id=self.table_id, seat=self.seat)
-                state = await stub.Rebuy(request, timeout=timeout, metadata=metadata)
-                self._tally.bought(self.table_id, state.stack)
+                stack = await line.rebuy(timeout)
+                self._tally.bought(self.table_id, stack)
                 self._tracker.broke = False
             self._answered()
-        except grpc.aio.AioRpcError as exc:
-            code = exc.code()
+        except RoomError as exc:
+            code = exc.code
             if what == "rebuy" and code is grpc.StatusCode.FAILED_PRECONDITION and await self._table_closing():
                 return  # a closing table takes no rebuys: the seat waits to be stood up
             self._error(code)
@@ -378,12 +359,9 @@ class Bot:
     async def _table_closing(self) -> bool:
         """Whether the table is closing (CloseTable): it deals no more hands and takes no rebuys."""
         try:
-            state = await self._client.stub.GetTable(
-                pb.GetTableRequest(table_id=self.table_id), timeout=self._config.rpc_timeout
-            )
-        except grpc.aio.AioRpcError:
+            return await self._line.closing(self._config.rpc_timeout)
+        except RoomError:
             return False
-        return state.closing
 
     def _chore(self, what: str) -> None:
         """Run :meth:`_unary_chore` in the background (it must not hold up the stream), once at a time."""
@@ -415,9 +393,8 @@ class Bot:
         except Exception:  # the resolver is the caller's code: its failure costs one more retry
             self._error("RESOLVE_FAILED")
             return
-        if endpoint is not None and endpoint != self._client.endpoint:
-            self._pool.release(self._client)
-            self._client = self._pool.acquire(endpoint)
+        if endpoint is not None:
+            self._line.move(endpoint)
 
     # ----------------------------------------------------------------- the stream
 
@@ -466,24 +443,19 @@ class Bot:
         yield from backoff(*self._config.backoff, self._jitter)
 
     async def _session(self) -> grpc.StatusCode:
-        """One Play stream from Hello to its end; returns the status it ended with."""
+        """One stream from its opening to its end; returns the status it ended with."""
         self._welcomed.clear()
         try:
-            call = await self._client.play(self._token, self.handle)
+            call = await self._line.play(self.handle, self._referee.hello())
         except OSError:
             return grpc.StatusCode.UNAVAILABLE  # no connection: retried like a stream cut by one
         self._call = call
-        hello = pb.Hello(table_id=self.table_id, seat=self.seat)
-        resume_after = self._referee.hello()
-        if resume_after is not None:
-            hello.resume_after_seq = resume_after
         drop: asyncio.TimerHandle | None = None
         drops = self.strategy.stream_drops
         if drops is not None:
             drop = asyncio.get_running_loop().call_later(self.rng.uniform(*drops), self._drop)
         self._tally.streams += 1
         try:
-            call.write(pb.ClientMessage(hello=hello))
             return await asyncio.shield(call.ended)
         finally:
             self._tally.streams -= 1
@@ -501,9 +473,9 @@ class Bot:
 
     # ----------------------------------------------------------------- messages
 
-    def handle(self, message: pb.ServerMessage) -> None:
-        """Handle one (possibly coalesced) message in the proto's order: welcome, results,
-        events, then the turn. Public so that tests can feed it messages a server never sends."""
+    def handle(self, message: Traffic) -> None:
+        """Handle one (possibly coalesced) message in order: welcome, results, events, then the
+        prompt. Public so that tests can feed it messages a server never sends."""
         tally, referee, tracker = self._tally, self._referee, self._tracker
         tally.messages += 1
         tally.events += len(message.events)
@@ -530,7 +502,7 @@ class Bot:
         if referee.turn_opened:
             self._on_turn()
 
-    def _on_welcome(self, welcome: pb.Welcome) -> None:
+    def _on_welcome(self, welcome: Welcome) -> None:
         if self._referee.resuming:
             self._tally.resumes += 1
             if welcome.gap:
@@ -635,15 +607,8 @@ class Bot:
             return
         self._next_id += 1
         action_id = str(self._next_id)
-        request = pb.ActRequest(
-            action_id=action_id,
-            kind=KIND_NUMBERS[action.kind],
-            amount=action.amount,
-            discard=action.discard,
-            turn_seq=turn.seq,
-        )
         hand = self._tracker.hand
         referee.sent(action_id, action, intended, tuple(hand.down) if hand is not None else ())
-        written = call.write(pb.ClientMessage(act=request))
+        written = call.act(action_id, action, turn.seq)
         if written is not None:
             self._background(written)

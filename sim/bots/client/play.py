@@ -33,11 +33,12 @@ import asyncio
 import logging
 import ssl
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final, Generic, overload
 from urllib.parse import unquote
 
 import grpc
 import hpack
+from typing_extensions import TypeVar
 
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.rpc.errors import STATUS_BY_NUMBER
@@ -53,7 +54,9 @@ _PLAY = pb.DESCRIPTOR.services_by_name["TableService"].methods_by_name["Play"]
 PLAY_PATH: Final = "/{}/{}".format(*_PLAY.full_name.rsplit(".", 1))
 """``/tablestorm.v1.TableService/Play``, named by the service descriptor."""
 
-Deliver = Callable[[pb.ServerMessage], None]
+M = TypeVar("M", default=pb.ServerMessage)
+"""What a connection reads each message as: the ``ServerMessage`` itself, or what its ``read`` makes of it."""
+Deliver = Callable[[M], None]
 """Called with each message of a stream, in order, as soon as its bytes are in."""
 
 ALPN: Final = "h2"
@@ -100,7 +103,7 @@ def _frame(kind: int, flags: int, stream_id: int, payload: bytes = b"") -> bytes
     return len(payload).to_bytes(3, "big") + bytes((kind, flags)) + stream_id.to_bytes(4, "big") + payload
 
 
-class PlayStream:
+class PlayStream(Generic[M]):
     """One Play call: ``write`` messages (queued at once: they leave with the connection's next
     write), ``cancel`` it, await ``ended`` for its status.
 
@@ -110,7 +113,9 @@ class PlayStream:
 
     __slots__ = ("_buffer", "_connection", "_deliver", "_headers", "_send_window", "details", "ended", "id")
 
-    def __init__(self, connection: PlayConnection, stream_id: int, deliver: Deliver, send_window: int) -> None:
+    def __init__(
+        self, connection: PlayConnection[M], stream_id: int, deliver: Deliver[M], send_window: int
+    ) -> None:
         self._connection = connection
         self.id = stream_id
         self._deliver = deliver
@@ -188,19 +193,22 @@ class PlayStream:
         self._end(grpc.StatusCode[name], f"HTTP status {http} without grpc-status")
 
 
-class PlayConnection(asyncio.Protocol):
+class PlayConnection(asyncio.Protocol, Generic[M]):
     """One HTTP/2 connection carrying Play streams to one server: cleartext with prior knowledge
-    (h2c), or TLS that negotiated ``h2`` by ALPN."""
+    (h2c), or TLS that negotiated ``h2`` by ALPN. Its streams are handed each message as ``read``
+    makes it of the message's bytes (once per distinct bytes: see :meth:`decode`)."""
 
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
         authority: str,
+        read: Callable[[bytes], M],
         receive_window: int = RECEIVE_WINDOW,
         *,
         scheme: str = "http",
     ) -> None:
         self.loop = loop
+        self._read = read
         self._authority = authority
         self._scheme = scheme
         self._receive_window = receive_window
@@ -210,7 +218,7 @@ class PlayConnection(asyncio.Protocol):
         """A flush is scheduled for the next turn of the loop (for writes made outside data_received)."""
         self._encoder = hpack.Encoder()
         self._decoder = hpack.Decoder()
-        self._streams: dict[int, PlayStream] = {}
+        self._streams: dict[int, PlayStream[M]] = {}
         self._next_id = 1
         self._inbox = b""
         self._block = bytearray()
@@ -221,23 +229,46 @@ class PlayConnection(asyncio.Protocol):
         """What the server still lets the connection send (its flow-control window)."""
         self._peer_initial = DEFAULT_WINDOW
         self._peer_max_frame = DEFAULT_MAX_FRAME
-        self._blocked: list[tuple[PlayStream, bytes]] = []
+        self._blocked: list[tuple[PlayStream[M], bytes]] = []
         """DATA waiting for window, oldest first."""
         self._consumed = 0
         self._stream_consumed: dict[int, int] = {}
-        self._decoded: dict[bytes, pb.ServerMessage] = {}
-        self._decoded_before: dict[bytes, pb.ServerMessage] = {}
+        self._decoded: dict[bytes, M] = {}
+        self._decoded_before: dict[bytes, M] = {}
         self.closed = False
         """Lost, told GOAWAY, or out of stream ids: it opens no more streams (its client makes a new
         connection for the next)."""
 
+    @overload
     @classmethod
     async def connect(
         cls, endpoint: str, *, receive_window: int = RECEIVE_WINDOW, tls: ssl.SSLContext | None = None
-    ) -> PlayConnection:
+    ) -> PlayConnection[pb.ServerMessage]: ...
+
+    @overload
+    @classmethod
+    async def connect(
+        cls,
+        endpoint: str,
+        *,
+        read: Callable[[bytes], M],
+        receive_window: int = RECEIVE_WINDOW,
+        tls: ssl.SSLContext | None = None,
+    ) -> PlayConnection[M]: ...
+
+    @classmethod
+    async def connect(
+        cls,
+        endpoint: str,
+        *,
+        read: Callable[[bytes], Any] = pb.ServerMessage.FromString,
+        receive_window: int = RECEIVE_WINDOW,
+        tls: ssl.SSLContext | None = None,
+    ) -> PlayConnection[Any]:
         """A connection to ``endpoint`` ("host:port"), over TLS with ``tls`` (whose ALPN protocols
-        must offer ``h2``: see :class:`~.transport.Tls`); OSError if it cannot be made, including a
-        failed handshake (ssl.SSLError) and a server that did not choose ``h2``."""
+        must offer ``h2``: see :class:`~.transport.Tls`), reading messages with ``read`` (default:
+        as ``ServerMessage``); OSError if it cannot be made, including a failed handshake
+        (ssl.SSLError) and a server that did not choose ``h2``."""
         if not 1 <= receive_window <= MAX_WINDOW:
             raise ValueError(f"receive_window: must be 1..{MAX_WINDOW} bytes, got {receive_window}")
         loop = asyncio.get_running_loop()
@@ -245,7 +276,7 @@ class PlayConnection(asyncio.Protocol):
         host = host.strip("[]")
         scheme = "http" if tls is None else "https"
         transport, connection = await loop.create_connection(
-            lambda: cls(loop, endpoint, receive_window, scheme=scheme), host, int(port),
+            lambda: cls(loop, endpoint, read, receive_window, scheme=scheme), host, int(port),
             ssl=tls, server_hostname=None if tls is None else host,
         )
         if tls is not None:
@@ -259,13 +290,13 @@ class PlayConnection(asyncio.Protocol):
     def streams(self) -> int:
         return len(self._streams)
 
-    def decode(self, raw: bytes) -> pb.ServerMessage:
-        """The message ``raw`` holds, decoded once for every stream that receives the same bytes."""
+    def decode(self, raw: bytes) -> M:
+        """The message ``raw`` holds, read once for every stream that receives the same bytes."""
         message = self._decoded.get(raw)
         if message is None:
             message = self._decoded_before.get(raw)
             if message is None:
-                message = pb.ServerMessage.FromString(raw)
+                message = self._read(raw)
             self._decoded[raw] = message
             if len(self._decoded) >= DECODED:
                 self._decoded_before, self._decoded = self._decoded, {}
@@ -317,7 +348,7 @@ class PlayConnection(asyncio.Protocol):
 
     # ----------------------------------------------------------------- streams
 
-    def open(self, metadata: tuple[tuple[str, str], ...], deliver: Deliver) -> PlayStream:
+    def open(self, metadata: tuple[tuple[str, str], ...], deliver: Deliver[M]) -> PlayStream[M]:
         """Start a Play call with ``metadata`` (the request headers leave with the next flush)."""
         if self.closed:
             raise ConnectionError(f"the connection to {self._authority} is closed")
@@ -340,13 +371,13 @@ class PlayConnection(asyncio.Protocol):
         self._send_block(stream_id, self._encoder.encode(headers))
         return stream
 
-    def send_data(self, stream: PlayStream, data: bytes) -> None:
+    def send_data(self, stream: PlayStream[M], data: bytes) -> None:
         if self._blocked or len(data) > min(self._peer_window, stream._send_window):
             self._blocked.append((stream, data))
             return
         self._put_data(stream, data)
 
-    def _put_data(self, stream: PlayStream, data: bytes) -> None:
+    def _put_data(self, stream: PlayStream[M], data: bytes) -> None:
         self._peer_window -= len(data)
         stream._send_window -= len(data)
         size = self._peer_max_frame
@@ -354,12 +385,12 @@ class PlayConnection(asyncio.Protocol):
             self._out += _frame(DATA, 0, stream.id, data[start : start + size])
         self._schedule_flush()
 
-    def reset(self, stream: PlayStream, code: int) -> None:
+    def reset(self, stream: PlayStream[M], code: int) -> None:
         if stream.id in self._streams and self._transport is not None:
             self._out += _frame(RST_STREAM, 0, stream.id, code.to_bytes(4, "big"))
             self._schedule_flush()
 
-    def forget(self, stream: PlayStream) -> None:
+    def forget(self, stream: PlayStream[M]) -> None:
         self._streams.pop(stream.id, None)
         self._stream_consumed.pop(stream.id, None)
         if self._blocked:

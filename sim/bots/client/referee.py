@@ -1,8 +1,9 @@
 """The referee: every message a seat receives checked against what the seat may see and what the
-API promises, and against what the bot itself sent. Pure: no clock, no stream, no stats.
+room promises, and against what the bot itself sent. Pure: no clock, no stream, no stats, no
+protocol: it reads any room's traffic (:mod:`tablestorm.sim.rooms.traffic`).
 
-A :class:`Referee` is fed the server's messages (:meth:`Referee.check`: the Welcome, then results,
-events and the turn, in the proto's order) and the bot's own actions (:meth:`Referee.sent`), and
+A :class:`Referee` is fed what the room sends (:meth:`Referee.check`: the welcome, then results,
+events and the prompt, in that order) and the bot's own actions (:meth:`Referee.sent`), and
 returns the protocol violations it finds, described, as values. What it settles besides (actions
 answered, the clock's actions for the seat, the turn now open) it leaves in attributes for the bot.
 The violations, one check each:
@@ -10,16 +11,16 @@ The violations, one check each:
 * another seat's face-down card (dealt or drawn) that is not hidden, or an own card that is;
 * an event sequence number that does not follow the previous one (a gap the Welcome did not
   announce, or a step backwards), or a first event beyond the Welcome's ``last_seq``;
-* a Welcome to another seat, a hand that starts out of order, an event without a kind;
-* a YourTurn for a hand that already ended, for a seat not dealt in, ahead of the events, or
+* a Welcome to another seat, a hand that starts out of order, an event its room's adapter could
+  not read (:class:`~tablestorm.sim.rooms.traffic.Malformed`: without a kind, an unknown number);
+* a prompt (YourTurn) for a hand that already ended, for a seat not dealt in, ahead of the events, or
   offering nothing playable;
-* an ActResult for an action id the bot has no pending action for;
+* a result (ActResult) for an action id the bot has no pending action for;
 * an action the server accepted that was not among the legal actions it offered, an action it
   applied differently from what was sent, or an action applied that the bot never sent (and the
   clock did not take, nor the table for a tournament seat that is away: TOURN-7 folds, checks,
   posts the bring-in or stands pat for it), and a legal action refused while the turn was still
   the bot's;
-* a timeout with an outcome CLOCK-2 does not have;
 * a hand whose final stacks do not add up to its starting stacks (BET-7).
 
 A bot that takes over a seat (``takeover``: it was given the seat's token, its player was played by
@@ -38,22 +39,34 @@ from typing import Final, NamedTuple, Protocol
 
 import grpc
 
-from tablestorm.services.api import table_service_pb2 as pb
-from tablestorm.sim.bots.client.protocol import HIDDEN, KIND_NAMES, OUTCOME_NAMES, PLAYABLE
+from tablestorm.services.engine.actions import TimeoutOutcome
+from tablestorm.services.engine.events import Acted, CardsDealt, Drew, HandEnded, HandStarted, TimedOut
+from tablestorm.services.engine.variants import Structure
 from tablestorm.sim.bots.strategies import MONEY_KINDS, Action, Legal, is_allowed
-from tablestorm.sim.load.stats import TIMEOUT_OUTCOMES
+from tablestorm.sim.rooms.traffic import (
+    ACCEPTED,
+    HIDDEN,
+    PLAYABLE,
+    HandVoided,
+    Malformed,
+    Prompt,
+    Result,
+    SeatChanged,
+    TableEvent,
+    Traffic,
+    Welcome,
+)
 
 __all__ = ["ACCEPTED", "LATE", "LOST", "Follower", "Referee", "Settled", "Turn", "Violations"]
 
 Violations = tuple[str, ...]
 _NONE: Final[Violations] = ()
-ACCEPTED: Final = 0
-"""Settled.code of an applied action (the gRPC status number of OK)."""
 LATE: Final = -1
 """Settled.code of an action refused because the clock or the hand's end came first."""
 LOST: Final = -2
 """Settled.code of an action sent on a stream that ended before its result: the next stream shows it
 was never applied (the turn offered again, taken by the clock, the hand over, or a join afresh)."""
+_FIXED_LIMIT: Final = Structure.FIXED_LIMIT.value
 _FAILED_PRECONDITION: Final = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 _CLOCK_FOLLOW_UP: Final = {"check": "check", "fold": "fold", "bring_in": "bring_in", "stand_pat": "draw"}
 """The Acted (or Drew) kind the engine reports after each CLOCK-2 outcome (all-in reports none)."""
@@ -65,16 +78,16 @@ class Follower(Protocol):
     """What follows a stream beside the referee (the hand tracker), fed as the referee reads it, so
     that each message's parts are walked once."""
 
-    def welcome(self, welcome: pb.Welcome, continues: bool) -> None: ...
+    def welcome(self, welcome: Welcome, continues: bool) -> None: ...
 
-    def fold(self, event: pb.Event, kind: str | None) -> None: ...
+    def fold(self, event: TableEvent) -> None: ...
 
 
 class Turn(NamedTuple):
-    """A YourTurn the seat may answer."""
+    """A prompt the seat may answer."""
 
     seq: int
-    """YourTurn.seq: sent back as ActRequest.turn_seq, so a late action never lands on a later turn."""
+    """Prompt.seq: sent back with the action, so a late action never lands on a later turn."""
     hand_number: int
     legal: tuple[Legal, ...]
 
@@ -143,10 +156,10 @@ class Referee:
         self._inherited_until = 0
         """During a takeover: events up to this seq are the seat's past (see the module docstring)."""
         self.last_seq: int | None = None
-        """The last event seq seen: the next Hello resumes after it (None: join afresh)."""
+        """The last event seq seen: the next stream resumes after it (None: join afresh)."""
         self._welcome_seq = 0
         self.resuming = False
-        """Whether the stream being opened resumes (its Hello carries ``resume_after_seq``)."""
+        """Whether the stream being opened resumes (it asks for the events after :attr:`last_seq`)."""
         self._last_hand = 0
         """Number of the last HandStarted seen (0: unknown, e.g. after a gap)."""
         self._ended_hand = 0
@@ -162,7 +175,7 @@ class Referee:
         """The action in flight when a stream ended: settled by what the next stream shows of it."""
         self._late: set[str] = set()
         """Pending action ids whose turn the clock (or the hand's end) took first."""
-        self._rejections: list[pb.ActResult] = []
+        self._rejections: list[Result] = []
         self._inflight: Action | None = None
         """The action sent for the open turn, until the server applies it (or the turn passes)."""
         self._clock_acted = ""
@@ -176,7 +189,7 @@ class Referee:
         """Whether the last message checked opened :attr:`turn` (the bot should decide)."""
         self.hand_over = False
         """Whether the last message checked ended (or voided) a hand."""
-        self.welcomed: pb.Welcome | None = None
+        self.welcomed: Welcome | None = None
         """The Welcome of the last message checked, if it had one."""
         self.settled: list[Settled] = []
         """Actions answered since the bot last took them."""
@@ -197,7 +210,7 @@ class Referee:
     # ----------------------------------------------------------------- what the bot does
 
     def hello(self) -> int | None:
-        """A stream opens: the ``resume_after_seq`` of its Hello (None: join afresh)."""
+        """A stream opens: the seq it resumes after (None: join afresh)."""
         self.resuming = self.last_seq is not None
         return self.last_seq
 
@@ -233,16 +246,15 @@ class Referee:
 
     # ----------------------------------------------------------------- what the server sends
 
-    def check(self, message: pb.ServerMessage, follower: Follower | None = None) -> Violations:
-        """Check one (possibly coalesced) message in the proto's order: welcome, results, events,
-        then the turn; returns what it breaks. ``follower`` is handed the welcome and each event
-        (with its kind) right after the referee has read them."""
+    def check(self, message: Traffic, follower: Follower | None = None) -> Violations:
+        """Check one (possibly coalesced) message in order: welcome, results, events, then the
+        prompt; returns what it breaks. ``follower`` is handed the welcome and each event right
+        after the referee has read them."""
         found = self._found
         self.turn_opened = self.hand_over = False
-        self.welcomed = None
         self.prompted_after = 0
-        if message.HasField("welcome"):
-            welcome = self.welcomed = message.welcome
+        welcome = self.welcomed = message.welcome
+        if welcome is not None:
             self._welcome(welcome)
             if follower is not None:
                 follower.welcome(welcome, self.continues(welcome))
@@ -252,45 +264,44 @@ class Referee:
         check = self._event
         if follower is None:
             for event in message.events:
-                check(event, event.WhichOneof("kind"))
+                check(event)
         else:
             fold = follower.fold
             for event in message.events:
-                kind = event.WhichOneof("kind")
-                check(event, kind)
-                fold(event, kind)
+                check(event)
+                fold(event)
         if self._rejections:
             self._judge_rejections()
-        if message.HasField("your_turn"):
-            self._turn(message.your_turn)
+        prompt = message.prompt
+        if prompt is not None:
+            self._turn(prompt)
         if not found:
             return _NONE
         violations = tuple(found)
         found.clear()
         return violations
 
-    def continues(self, welcome: pb.Welcome) -> bool:
+    def continues(self, welcome: Welcome) -> bool:
         """Whether the stream this Welcome opens picks up where the last one stopped (no gap)."""
         return self.resuming and not welcome.gap
 
-    def _welcome(self, welcome: pb.Welcome) -> None:
-        table = welcome.table
+    def _welcome(self, welcome: Welcome) -> None:
         if welcome.seat != self.seat:
             self._found.append(f"welcomed to seat {welcome.seat}")
-        self._fixed_limit = table.options.structure in (pb.STRUCTURE_UNSPECIFIED, pb.STRUCTURE_FIXED_LIMIT)
-        if 1 <= self.seat <= len(table.seats):
-            self._away = table.seats[self.seat - 1].status == pb.SEAT_STATUS_SITTING_OUT
+        self._fixed_limit = welcome.structure == _FIXED_LIMIT
+        if welcome.stack is not None:
+            self._away = welcome.sitting_out
         if not self.continues(welcome):
             self._settle_orphan(LOST)
             self.last_seq = None
             self._hand = self._total = 0
             # A running hand is replayed from its HandStarted (after a gap: unknown).
-            self._last_hand = 0 if self.resuming else table.hand_number - table.hand_running
+            self._last_hand = 0 if self.resuming else welcome.hand_number - welcome.hand_running
             if self._takeover and not self._inherited_until:
-                self._inherited_until = table.last_seq
-        self._welcome_seq = table.last_seq
+                self._inherited_until = welcome.last_seq
+        self._welcome_seq = welcome.last_seq
 
-    def _results(self, results: Iterable[pb.ActResult]) -> None:
+    def _results(self, results: Iterable[Result]) -> None:
         for result in results:
             pending = self._pending.pop(result.action_id, None)
             if pending is None:
@@ -325,7 +336,7 @@ class Referee:
                 self.settled.append(Settled(pending.action, pending.sent, result.code, result.message))
         self._rejections.clear()
 
-    def _event(self, event: pb.Event, kind: str | None) -> None:
+    def _event(self, event: TableEvent) -> None:
         found = self._found
         seq = event.seq
         last = self.last_seq
@@ -335,60 +346,55 @@ class Referee:
         elif seq != last + 1:
             found.append(f"event seq {seq} after {last}" + (" (backwards)" if seq <= last else " (gap)"))
         self.last_seq = seq
-        if kind == "cards_dealt":
-            dealt = event.cards_dealt
-            down = dealt.down
-            if dealt.seat == self.seat:
-                if down and min(down) <= HIDDEN:
-                    found.append(f"own down card hidden in hand {event.hand_number}")
-            elif down and max(down) > HIDDEN:
-                found.append(f"seat {dealt.seat}'s down cards visible in hand {event.hand_number}")
-        elif kind == "acted":
-            acted = event.acted
-            if acted.seat == self.seat:
+        body = event.event
+        if isinstance(body, Acted):
+            if body.player == self.seat:
                 if self._hand:
-                    self._own_acted(acted, seq)
+                    self._own_acted(body, seq)
             elif seq > self._welcome_seq:
                 self.broadcasts.append(event.server_time_us)
             if seq > self._welcome_seq:
                 self._acted_at = event.server_time_us
-        elif kind == "hand_started":
-            self._started(event)
-        elif kind == "hand_ended":
-            ended = event.hand_ended
-            if self._hand == event.hand_number and sum(ended.stacks) != self._total:
-                found.append(f"hand {self._hand}: stacks {sum(ended.stacks)} != {self._total} at start")
+        elif isinstance(body, CardsDealt):
+            down = body.down
+            if body.player == self.seat:
+                if down and min(down) <= HIDDEN:
+                    found.append(f"own down card hidden in hand {event.hand_number}")
+            elif down and max(down) > HIDDEN:
+                found.append(f"seat {body.player}'s down cards visible in hand {event.hand_number}")
+        elif isinstance(body, HandStarted):
+            self._started(event, body)
+        elif isinstance(body, HandEnded):
+            if self._hand == event.hand_number and sum(body.stacks) != self._total:
+                found.append(f"hand {self._hand}: stacks {sum(body.stacks)} != {self._total} at start")
             self._hand_done(event.hand_number)
-        elif kind == "timed_out":
-            timed_out = event.timed_out
-            if timed_out.seat == self.seat:
-                self._timed_out(timed_out.outcome)
+        elif isinstance(body, TimedOut):
+            if body.player == self.seat:
+                self._timed_out(body.outcome)
             if seq > self._welcome_seq:  # the clock acted: CLOCK-2's all-in cap has no Acted after it
                 self._acted_at = event.server_time_us
-        elif kind == "drew":
-            self._drew(event.drew, event.hand_number, seq)
+        elif isinstance(body, Drew):
+            self._drew(body, event.hand_number, seq)
             if seq > self._welcome_seq:
                 self._acted_at = event.server_time_us
-                if event.drew.seat != self.seat:
+                if body.player != self.seat:
                     self.broadcasts.append(event.server_time_us)
-        elif kind == "hand_voided":
+        elif isinstance(body, HandVoided):
             self._hand_done(event.hand_number)
-        elif kind == "seat_changed":
-            state = event.seat_changed.seat
-            if state.seat == self.seat:
-                self._away = state.status == pb.SEAT_STATUS_SITTING_OUT
-        elif kind is None:
-            found.append(f"event {seq} has no kind")
+        elif isinstance(body, SeatChanged):
+            if body.seat == self.seat:
+                self._away = body.status == "sitting_out"
+        elif isinstance(body, Malformed):
+            found.append(body.what)
 
-    def _started(self, event: pb.Event) -> None:
-        started = event.hand_started
+    def _started(self, event: TableEvent, started: HandStarted) -> None:
         number = event.hand_number
         if self._last_hand and number != self._last_hand + 1:
             self._found.append(f"hand {number} started after hand {self._last_hand}")
         self._last_hand = self._hand = number
         self._acted_at = 0
         self._total = sum(started.stacks)
-        self._in_hand = self.seat in started.seats
+        self._in_hand = self.seat in event.seats
 
     def _hand_done(self, number: int) -> None:
         """The hand ended or was voided: no turn, no pending action of it can still count."""
@@ -402,12 +408,9 @@ class Referee:
         self._inflight = None
         self._clock_acted = ""
 
-    def _timed_out(self, outcome: int) -> None:
-        name = OUTCOME_NAMES[outcome] if 0 <= outcome < len(OUTCOME_NAMES) else ""
-        if name in TIMEOUT_OUTCOMES:
-            self.clock_outcomes.append(name)
-        else:
-            self._found.append(f"timeout with outcome {outcome}")
+    def _timed_out(self, outcome: TimeoutOutcome) -> None:
+        name = outcome.value
+        self.clock_outcomes.append(name)
         self.turn = None
         self._late.update(self._pending)
         self._settle_orphan(LOST)
@@ -418,9 +421,9 @@ class Referee:
         """Whether the event at ``seq`` is from before this bot took the seat over."""
         return seq <= self._inherited_until
 
-    def _own_acted(self, acted: pb.Acted, seq: int) -> None:
+    def _own_acted(self, acted: Acted, seq: int) -> None:
         """Check an action applied for this seat against what the bot sent (or the clock did)."""
-        kind = KIND_NAMES.get(acted.kind, "unknown")
+        kind = acted.kind.value
         inflight = self._inflight
         if inflight is not None:
             self._inflight = None
@@ -436,12 +439,12 @@ class Referee:
         elif not self._inherited(seq) and not (self._away and kind in _AWAY_ACTIONS):
             self._found.append(f"the server applied {kind} that this seat never sent")
 
-    def _drew(self, drew: pb.Drew, hand_number: int, seq: int) -> None:
+    def _drew(self, drew: Drew, hand_number: int, seq: int) -> None:
         found = self._found
         discarded, drawn = drew.discarded, drew.drawn
-        if drew.seat != self.seat:
+        if drew.player != self.seat:
             if (discarded and max(discarded) > HIDDEN) or (drawn and max(drawn) > HIDDEN):
-                found.append(f"seat {drew.seat}'s draw visible in hand {hand_number}")
+                found.append(f"seat {drew.player}'s draw visible in hand {hand_number}")
             return
         if (discarded and min(discarded) <= HIDDEN) or (drawn and min(drawn) <= HIDDEN):
             found.append(f"own draw hidden in hand {hand_number}")
@@ -458,7 +461,7 @@ class Referee:
         elif not self._inherited(seq) and not (self._away and not discarded):
             found.append(f"the server drew {list(discarded)} for this seat, which sent no draw")
 
-    def _turn(self, turn: pb.YourTurn) -> None:
+    def _turn(self, turn: Prompt) -> None:
         number = turn.hand_number
         if number <= self._ended_hand:
             self._found.append(f"YourTurn for hand {number}, which ended")
@@ -468,8 +471,7 @@ class Referee:
         if self._hand and (self._hand != number or not self._in_hand):
             self._found.append(f"YourTurn for hand {number}, which this seat is not dealt in")
             return
-        names = KIND_NAMES
-        legal = tuple(Legal(names.get(option.kind, "unknown"), option.min, option.max) for option in turn.legal)
+        legal = turn.legal
         if not legal or any(option.kind not in PLAYABLE for option in legal):
             self._found.append(f"YourTurn in hand {number} offers {legal}")
             return

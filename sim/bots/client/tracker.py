@@ -13,14 +13,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from tablestorm.services.api import table_service_pb2 as pb
+from tablestorm.services.engine.actions import AGGRESSIVE, ActionKind
+from tablestorm.services.engine.events import (
+    Acted,
+    BetReturned,
+    CapReached,
+    CardsDealt,
+    CommunityCard,
+    Drew,
+    ForcedBet,
+    HandEnded,
+    HandStarted,
+    PotsFormed,
+    RoundStarted,
+)
 from tablestorm.services.engine.variants import Structure
-from tablestorm.sim.bots.client.protocol import STRUCTURE_NAMES
 from tablestorm.sim.bots.strategies import Legal, View
+from tablestorm.sim.rooms.traffic import HandVoided, SeatChanged, TableEvent, Welcome
 
 __all__ = ["REBUY", "SIT_IN", "Finished", "HandTracker"]
-
-_AGGRESSIVE: Final = frozenset({pb.ACTION_KIND_BET, pb.ACTION_KIND_RAISE, pb.ACTION_KIND_COMPLETE})
 
 SIT_IN: Final = 1
 """In :attr:`HandTracker.wants`: the seat sits out (CLOCK-3 after a timeout, or it found itself so)."""
@@ -115,118 +126,108 @@ class HandTracker:
         """Whether the seat is dealt into the hand in progress, as far as its events tell."""
         return self.hand is not None and self.hand.in_hand
 
-    def welcome(self, welcome: pb.Welcome, continues: bool) -> None:
+    def welcome(self, welcome: Welcome, continues: bool) -> None:
         """A stream began; ``continues``: it resumed where the last one stopped, without a gap."""
-        table = welcome.table
-        self.game = table.options.game
-        self.structure = STRUCTURE_NAMES.get(table.options.structure, Structure.FIXED_LIMIT.value)
+        self.game = welcome.game
+        self.structure = welcome.structure
         if not continues:
             self.hand = None  # a running hand is replayed from its HandStarted
-        if 1 <= self.seat <= len(table.seats):
-            state = table.seats[self.seat - 1]
-            if state.status == pb.SEAT_STATUS_SITTING_OUT:
+        if welcome.stack is not None:
+            if welcome.sitting_out:
                 self.wants |= SIT_IN
             # During a hand the seat shows the hand's stack (0 when all-in): if the seat is not
             # dealt in, the replayed HandStarted says so and the rebuy is wanted then.
-            self.broke = state.stack == 0
-            if self.broke and not table.hand_running:
+            self.broke = welcome.stack == 0
+            if self.broke and not welcome.hand_running:
                 self.wants |= REBUY
 
-    def fold(self, event: pb.Event, kind: str | None) -> None:
-        """Fold one event (of kind ``kind``, its oneof) into what the seat knows."""
-        hand = self.hand
-        if kind == "cards_dealt":
+    def fold(self, event: TableEvent) -> None:
+        """Fold one event into what the seat knows."""
+        hand, body = self.hand, event.event
+        if isinstance(body, Acted):
             if hand is None:
                 return
-            dealt = event.cards_dealt
-            hand.street = dealt.street
-            if dealt.seat == self.seat:
-                hand.down.extend(dealt.down)
-                hand.up.extend(dealt.up)
-            elif self.needs_board and dealt.up:
-                hand.others_up.setdefault(dealt.seat, []).extend(dealt.up)
-        elif kind == "acted":
-            if hand is None:
-                return
-            acted = event.acted
-            hand.pot += acted.added
-            if acted.kind in _AGGRESSIVE:
+            hand.pot += body.added
+            if body.kind in AGGRESSIVE:
                 hand.raises += 1
-            if acted.seat == self.seat:
-                hand.stack -= acted.added
-                hand.bet, hand.bet_street = acted.to, hand.street
-            elif acted.kind == pb.ACTION_KIND_FOLD:
-                hand.folded.add(acted.seat)
-        elif kind == "round_started":
-            if hand is not None:
-                hand.street = event.round_started.street
-                hand.raises = 0
-        elif kind == "forced_bet":
+            if body.player == self.seat:
+                hand.stack -= body.added
+                hand.bet, hand.bet_street = body.to, hand.street
+            elif body.kind is ActionKind.FOLD:
+                hand.folded.add(body.player)
+        elif isinstance(body, CardsDealt):
             if hand is None:
                 return
-            forced = event.forced_bet
-            hand.pot += forced.amount
-            if forced.seat == self.seat:
-                hand.stack -= forced.amount
-                if forced.live:
-                    hand.bet, hand.bet_street = forced.amount, hand.street
-            if forced.kind == pb.FORCED_BET_KIND_BIG_BLIND and forced.amount > hand.big_blind:
-                hand.big_blind = forced.amount
-        elif kind == "pots_formed":
+            hand.street = body.street
+            if body.player == self.seat:
+                hand.down.extend(body.down)
+                hand.up.extend(body.up)
+            elif self.needs_board and body.up:
+                hand.others_up.setdefault(body.player, []).extend(body.up)
+        elif isinstance(body, RoundStarted):
             if hand is not None:
-                hand.pots = len(event.pots_formed.pots)
-        elif kind == "hand_started":
-            self._started(event)
-        elif kind == "hand_ended":
-            self._ended(event)
-        elif kind == "drew":
-            drew = event.drew
-            if drew.seat == self.seat and hand is not None:
-                thrown = set(drew.discarded)
-                hand.down = [card for card in hand.down if card not in thrown] + list(drew.drawn)
-        elif kind == "cap_reached":
+                hand.street = body.street
+                hand.raises = 0
+        elif isinstance(body, ForcedBet):
+            if hand is None:
+                return
+            hand.pot += body.amount
+            if body.player == self.seat:
+                hand.stack -= body.amount
+                if body.live:
+                    hand.bet, hand.bet_street = body.amount, hand.street
+            if body.kind == "big_blind" and body.amount > hand.big_blind:
+                hand.big_blind = body.amount
+        elif isinstance(body, PotsFormed):
+            if hand is not None:
+                hand.pots = len(body.pots)
+        elif isinstance(body, HandStarted):
+            self._started(event, body)
+        elif isinstance(body, HandEnded):
+            self._ended(event, body)
+        elif isinstance(body, Drew):
+            if body.player == self.seat and hand is not None:
+                thrown = set(body.discarded)
+                hand.down = [card for card in hand.down if card not in thrown] + list(body.drawn)
+        elif isinstance(body, CapReached):
             if hand is not None:
                 hand.caps += 1
-        elif kind == "bet_returned":
+        elif isinstance(body, BetReturned):
             if hand is None:
                 return
-            returned = event.bet_returned
-            hand.pot -= returned.amount
-            if returned.seat == self.seat:
-                hand.stack += returned.amount
-        elif kind == "community_card":
+            hand.pot -= body.amount
+            if body.player == self.seat:
+                hand.stack += body.amount
+        elif isinstance(body, CommunityCard):
             if hand is not None:
-                hand.community.append(event.community_card.card)
-        elif kind == "seat_changed":
-            state = event.seat_changed.seat
-            if state.seat == self.seat:
-                if state.status == pb.SEAT_STATUS_SITTING_OUT:  # CLOCK-3 after a timeout
+                hand.community.append(body.card)
+        elif isinstance(body, SeatChanged):
+            if body.seat == self.seat:
+                if body.status == "sitting_out":  # CLOCK-3 after a timeout
                     self.wants |= SIT_IN
-            elif state.status == pb.SEAT_STATUS_EMPTY and hand is not None:
-                hand.departed.add(state.seat)
-        elif kind == "hand_voided":
-            self.finished.append(Finished(True, self._counts(event.hand_voided.seats), 0, 0))
+            elif body.status == "empty" and hand is not None:
+                hand.departed.add(body.seat)
+        elif isinstance(body, HandVoided):
+            self.finished.append(Finished(True, self._counts(body.seats), 0, 0))
             self.hand = None
         # timed_out, reshuffled, hand_shown, hand_mucked and pot_awarded change nothing a seat tracks.
 
-    def _started(self, event: pb.Event) -> None:
-        started = event.hand_started
-        seats = started.seats
+    def _started(self, event: TableEvent, started: HandStarted) -> None:
+        seats = event.seats
         hand = self.hand = _Hand(event.hand_number, started.deck_size)
         hand.seated = len(seats)
         if self.seat in seats:
             hand.in_hand = True
-            hand.stack = started.stacks[list(seats).index(self.seat)]
+            hand.stack = started.stacks[seats.index(self.seat)]
         elif self.broke:
             self.wants |= REBUY
 
-    def _ended(self, event: pb.Event) -> None:
-        ended = event.hand_ended
+    def _ended(self, event: TableEvent, ended: HandEnded) -> None:
         hand = self.hand
         if hand is not None and hand.number == event.hand_number:
-            self.finished.append(Finished(False, self._counts(ended.seats), max(0, hand.pots - 1), hand.caps))
+            self.finished.append(Finished(False, self._counts(event.seats), max(0, hand.pots - 1), hand.caps))
         self.hand = None
-        seats = list(ended.seats)
+        seats = event.seats
         if self.seat in seats and ended.stacks[seats.index(self.seat)] == 0:
             self.broke = True
             self.wants |= REBUY

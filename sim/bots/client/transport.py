@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Generic
 
 import grpc
 
+from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api.table_service_pb2_grpc import TableServiceStub
 from tablestorm.services.table.auth import SEAT_METADATA_KEY
-from tablestorm.sim.bots.client.play import ALPN, Deliver, PlayConnection, PlayStream
+from tablestorm.sim.bots.client.play import ALPN, Deliver, M, PlayConnection, PlayStream
 
 if TYPE_CHECKING:
     from tablestorm.services.api.table_service_pb2_grpc import TableServiceAsyncStub
@@ -52,20 +54,26 @@ class Tls:
         return context
 
 
-class TableClient:
-    """The calls of one table server on one connection: ``stub`` for unary calls, :meth:`play` for
-    streams. ``streams`` counts the Play streams the pool has placed on this client. With
-    ``credentials`` and ``context`` (see :class:`Tls`) both kinds of connection are TLS."""
+_READ_MESSAGE: Final = pb.ServerMessage.FromString
 
-    __slots__ = ("_connecting", "_context", "_plays", "channel", "endpoint", "streams", "stub")
+
+class TableClient(Generic[M]):
+    """The calls of one table server on one connection: ``stub`` for unary calls, :meth:`play` for
+    streams, whose messages are what ``read`` makes of their bytes (default: ``ServerMessage``).
+    ``streams`` counts the Play streams the pool has placed on this client. With ``credentials``
+    and ``context`` (see :class:`Tls`) both kinds of connection are TLS."""
+
+    __slots__ = ("_connecting", "_context", "_plays", "_read", "channel", "endpoint", "streams", "stub")
 
     def __init__(
         self,
         endpoint: str,
         credentials: grpc.ChannelCredentials | None = None,
         context: ssl.SSLContext | None = None,
+        read: Callable[[bytes], M] = _READ_MESSAGE,  # type: ignore[assignment]  # M's default
     ) -> None:
         self.endpoint = endpoint
+        self._read = read
         self.channel = (
             grpc.aio.insecure_channel(endpoint, options=_CHANNEL_OPTIONS)
             if credentials is None
@@ -74,10 +82,10 @@ class TableClient:
         self.stub: TableServiceAsyncStub = TableServiceStub(self.channel)
         self.streams = 0
         self._context = context
-        self._plays: PlayConnection | None = None
+        self._plays: PlayConnection[M] | None = None
         self._connecting: asyncio.Lock | None = None
 
-    async def play(self, token: str, deliver: Deliver) -> PlayStream:
+    async def play(self, token: str, deliver: Deliver[M]) -> PlayStream[M]:
         """Open a Play stream for the seat of ``token``; its messages go to ``deliver``.
 
         The connection is made on first use and again after it was lost or told GOAWAY; failing
@@ -87,7 +95,7 @@ class TableClient:
             self._connecting = asyncio.Lock()
         async with self._connecting:
             if self._plays is None or self._plays.closed:
-                self._plays = await PlayConnection.connect(self.endpoint, tls=self._context)
+                self._plays = await PlayConnection.connect(self.endpoint, read=self._read, tls=self._context)
         return self._plays.open(token_metadata(token), deliver)
 
     async def close(self) -> None:
@@ -96,8 +104,9 @@ class TableClient:
         await self.channel.close()
 
 
-class ChannelPool:
-    """Clients per endpoint, each carrying at most ``streams_per_channel`` Play streams.
+class ChannelPool(Generic[M]):
+    """Clients per endpoint, each carrying at most ``streams_per_channel`` Play streams (whose
+    messages are what ``read`` makes of them, as for :class:`TableClient`).
 
     A server caps concurrent streams per connection (1,000 by default), and one HTTP/2 connection
     is one socket and one set of flow-control windows; past a few hundred busy streams a second
@@ -105,30 +114,36 @@ class ChannelPool:
     of the same address really are separate connections.
     """
 
-    __slots__ = ("_clients", "_closing", "_context", "_credentials", "streams_per_channel")
+    __slots__ = ("_clients", "_closing", "_context", "_credentials", "_read", "streams_per_channel")
 
-    def __init__(self, streams_per_channel: int = 500, tls: Tls | None = None) -> None:
+    def __init__(
+        self,
+        streams_per_channel: int = 500,
+        tls: Tls | None = None,
+        read: Callable[[bytes], M] = _READ_MESSAGE,  # type: ignore[assignment]  # M's default
+    ) -> None:
         if streams_per_channel < 1:
             raise ValueError("streams_per_channel must be at least 1")
         self.streams_per_channel = streams_per_channel
-        self._clients: dict[str, list[TableClient]] = {}
+        self._read = read
+        self._clients: dict[str, list[TableClient[M]]] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._credentials = None if tls is None else tls.credentials()
         self._context = None if tls is None else tls.context()
 
-    def acquire(self, endpoint: str) -> TableClient:
+    def acquire(self, endpoint: str) -> TableClient[M]:
         """A client for ``endpoint`` with room for one more stream (making one if needed)."""
         clients = self._clients.setdefault(endpoint, [])
         for client in clients:
             if client.streams < self.streams_per_channel:
                 client.streams += 1
                 return client
-        client = TableClient(endpoint, self._credentials, self._context)
+        client = TableClient(endpoint, self._credentials, self._context, self._read)
         client.streams = 1
         clients.append(client)
         return client
 
-    def release(self, client: TableClient) -> None:
+    def release(self, client: TableClient[M]) -> None:
         """One stream fewer on ``client``; the last one closes it. A client nobody uses is closed
         rather than kept: after a server is lost its bots move to the table's new address, and the
         old connection (its HTTP/2 state for every stream it carried, a gRPC channel retrying a dead
