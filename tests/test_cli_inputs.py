@@ -1,8 +1,10 @@
 """Every input of the ``tablestorm`` command checked before anything starts.
 
-The installed command runs as a process, one case per test: a bad flag exits 2 with one line that
-names the flag (argparse's usage line may come before it), no traceback, and nothing started:
-no Ray session appears in the run's own Ray temp dir, no output directory is created. Flags that
+The installed command runs as a process, one case per test, except the load command's many flag
+refusals, which run its ``main()`` in the test's process (the shared-rule test below runs them as
+the installed command): a bad flag exits 2 with one line that names the flag (argparse's usage line
+may come before it), no traceback, and nothing started: no Ray session appears in the run's own Ray
+temp dir (nor in this process), no output directory is created. Flags that
 set a scenario value are refused by the scenario parser's own rules (sim/load/scenario.py), the same
 words a scenario file gets.
 """
@@ -16,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.processes import TABLESTORM, assert_refused, tablestorm
+import ray
+from support.processes import TABLESTORM, assert_refused, tablestorm, tablestorm_main
 
 from tablestorm.sim.load.chaos import ChaosEvent
 
@@ -68,24 +71,26 @@ LOAD_CASES = {
 
 
 @pytest.mark.parametrize(("argv", "message"), LOAD_CASES.values(), ids=LOAD_CASES.keys())
-def test_load_refuses_before_ray_starts(argv: list[str], message: str, ray_tmpdir: Path) -> None:
-    done = tablestorm("load", *argv, "--out", "out", tmp=ray_tmpdir)
+def test_load_refuses_before_ray_starts(
+    argv: list[str], message: str, ray_tmpdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = tablestorm_main("load", *argv, "--out", "out", tmp=ray_tmpdir, monkeypatch=monkeypatch)
     assert_refused(done, message)
-    assert not (ray_tmpdir / "ray").exists(), "no Ray was started"
+    assert not ray.is_initialized() and not (ray_tmpdir / "ray").exists(), "no Ray was started"
     assert not (ray_tmpdir / "out").exists(), "nothing was written"
 
 
-def test_load_refuses_an_out_that_is_a_file(ray_tmpdir: Path) -> None:
+def test_load_refuses_an_out_that_is_a_file(ray_tmpdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (ray_tmpdir / "taken").write_text("not a directory\n")
-    done = tablestorm("load", "--out", "taken", tmp=ray_tmpdir)
+    done = tablestorm_main("load", "--out", "taken", tmp=ray_tmpdir, monkeypatch=monkeypatch)
     assert_refused(done, "tablestorm load: --out: taken exists and is not a directory")
     assert (ray_tmpdir / "taken").read_text() == "not a directory\n"
     assert not (ray_tmpdir / "ray").exists()
 
 
-def test_load_refuses_an_out_below_a_file(ray_tmpdir: Path) -> None:
+def test_load_refuses_an_out_below_a_file(ray_tmpdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (ray_tmpdir / "taken").write_text("")
-    done = tablestorm("load", "--out", "taken/run", tmp=ray_tmpdir)
+    done = tablestorm_main("load", "--out", "taken/run", tmp=ray_tmpdir, monkeypatch=monkeypatch)
     assert_refused(done, "tablestorm load: --out: taken is a file, so taken/run cannot be created")
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +85,34 @@ def test_plain_run_starts_its_own_ray_despite_a_leftover_cluster_file(
     sessions = [p for p in (ray_tmpdir / "ray").iterdir() if p.name.startswith("session_2")]
     assert len(sessions) == 1, "one local Ray was started in the run's temp dir"
     assert _connections(silent_listener) == 0, "nothing tried the leftover address"
+
+
+EMBEDDED = """
+import ray  # before tablestorm: Ray reads its loopback switch now, and it is not set yet
+
+from tablestorm.sim.cluster import connection
+
+connection.connect(None, num_cpus=1)
+
+
+@ray.remote
+def node_ip() -> str:
+    return ray.util.get_node_ip_address()
+
+
+print(ray.util.get_node_ip_address(), ray.get(node_ip.remote()), *(n["NodeManagerAddress"] for n in ray.nodes()))
+connection.disconnect()
+"""
+
+
+def test_a_local_ray_stays_on_loopback_when_ray_was_imported_first(ray_tmpdir: Path) -> None:
+    """A program that imports Ray before starting tablestorm's local Ray: the driver, a worker and
+    the node are all on 127.0.0.1 (Ray alone would have put them on the machine's address)."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")}, "RAY_TMPDIR": str(ray_tmpdir)}
+    done = subprocess.run([sys.executable, "-c", EMBEDDED], capture_output=True, text=True, timeout=120,
+                          cwd=ray_tmpdir, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == [connection.LOOPBACK] * 3, done.stdout
 
 
 def test_unreachable_address_fails_at_once_with_the_address_named(ray_tmpdir: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import logging
 import os
 import re
@@ -37,6 +38,8 @@ from tablestorm.sim.cluster.interruption import abort_in
 from tablestorm.sim.inputs import PORT, Bound, flag
 
 LOOPBACK: Final = "127.0.0.1"
+LOOPBACK_VARIABLE: Final = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray keeps a local node on 127.0.0.1 only with this set to 0 (its loopback mode for laptops)."""
 CONNECT_TIMEOUT_S: Final = 60.0
 """How long joining a cluster (and its nodes' checks) may take before the run gives up."""
 AUTH_MODE: Final = "RAY_AUTH_MODE"
@@ -90,10 +93,17 @@ def add_flags(parser: argparse.ArgumentParser, *, reaching: str = "") -> None:
 
 
 def _ray() -> Any:
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    """Ray, with the loopback switch read as if this process had set it before importing Ray.
+
+    Ray reads ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` once, at import; a program (or a test module)
+    that imported Ray before this sets it would otherwise get a local Ray on the machine's external
+    address, ``_node_ip_address="127.0.0.1"`` notwithstanding. Its workers inherit the variable."""
+    os.environ.setdefault(LOOPBACK_VARIABLE, "0")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
+    from ray._private import ray_constants
 
+    ray_constants.ENABLE_RAY_CLUSTER = os.environ[LOOPBACK_VARIABLE].lower() in ("1", "true")  # Ray's reading
     return ray
 
 
@@ -123,6 +133,10 @@ def connect(
                 raise
             raise ClusterError(f"cannot start a local Ray: {exc}; its logs: {_temp_dir()}/session_latest/logs") from exc
         started = True
+        node_ip = ray.util.get_node_ip_address()
+        if not ipaddress.ip_address(node_ip).is_loopback:
+            ray.shutdown()
+            raise ClusterError(f"the local Ray came up on {node_ip}, not on loopback; it was stopped")
     else:
         _join(ray, check_address(address), timeout)
         started = False

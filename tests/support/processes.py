@@ -1,5 +1,6 @@
 """The installed ``tablestorm`` command as a process: run to its end (a refusal read back), or
-started on 127.0.0.1 and stopped by its PID (``serve``, ``serve-tournaments``)."""
+started on 127.0.0.1 and stopped by its PID (``serve``, ``serve-tournaments``); and its ``main()``
+run in the test's own process, for the many refusals that need no interpreter of their own."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import chdir, contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
+
+import pytest
+
+from tablestorm.sim.cli import main
 
 TABLESTORM = Path(sys.executable).parent / "tablestorm"
 
@@ -20,6 +26,19 @@ def tablestorm(*argv: str, tmp: Path, timeout: float = 60) -> subprocess.Complet
     env = {**os.environ, "RAY_TMPDIR": str(tmp)}
     return subprocess.run([str(TABLESTORM), *argv], capture_output=True, text=True, timeout=timeout,
                           cwd=tmp, env=env)
+
+
+def tablestorm_main(*argv: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> subprocess.CompletedProcess[str]:
+    """What :func:`tablestorm` returns, from ``main()`` in this process (argparse's exit included):
+    a refusal starts nothing, so it needs no interpreter of its own (1-2 s of imports each)."""
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp))
+    out, err = StringIO(), StringIO()
+    with chdir(tmp), redirect_stdout(out), redirect_stderr(err):
+        try:
+            status = main(list(argv))
+        except SystemExit as exit_:
+            status = exit_.code if isinstance(exit_.code, int) else 1
+    return subprocess.CompletedProcess(["tablestorm", *argv], status, out.getvalue(), err.getvalue())
 
 
 def assert_refused(done: subprocess.CompletedProcess[str], message: str) -> None:
