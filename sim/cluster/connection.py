@@ -93,17 +93,23 @@ def add_flags(parser: argparse.ArgumentParser, *, reaching: str = "") -> None:
 
 
 def _ray() -> Any:
-    """Ray, with the loopback switch read as if this process had set it before importing Ray.
+    """Ray, reading the variables this module sets as if they had been set before Ray was imported.
 
-    Ray reads ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` once, at import; a program (or a test module)
-    that imported Ray before this sets it would otherwise get a local Ray on the machine's external
-    address, ``_node_ip_address="127.0.0.1"`` notwithstanding. Its workers inherit the variable."""
+    Ray reads some of its environment once, at import: ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER``
+    (without it a local Ray goes to the machine's external address, ``_node_ip_address="127.0.0.1"``
+    notwithstanding) and ``RAY_AUTH_MODE`` (its native config: a driver that read "disabled" cannot
+    talk to a local Ray started with the token mode :func:`token_auth_wanted` turned on). A program
+    or a test module that imported Ray first would get both wrong; Ray's workers inherit the
+    variables."""
     os.environ.setdefault(LOOPBACK_VARIABLE, "0")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
     from ray._private import ray_constants
+    from ray._raylet import Config  # type: ignore[attr-defined]
 
     ray_constants.ENABLE_RAY_CLUSTER = os.environ[LOOPBACK_VARIABLE].lower() in ("1", "true")  # Ray's reading
+    if not ray.is_initialized():
+        Config.initialize("")  # re-read, as Ray does when it turns token auth on itself
     return ray
 
 
