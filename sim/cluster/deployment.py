@@ -3,7 +3,9 @@
 A load run and a live tournament deploy the same way: a registry on the driver's node (it holds the
 ledger every recovery reads, so losing any other node never takes it along), table hosts and fleets
 spread over the nodes by :class:`~tablestorm.sim.cluster.placement.Placement`, every metrics endpoint in the run's
-Prometheus file_sd targets.
+Prometheus file_sd targets. What the run *does* with them (cash seats, a tournament) is its own;
+recovering from a dead host is :mod:`tablestorm.sim.load.recovery`. A load against servers the run does not own
+(``--target``) deploys fleets only: no registry, no hosts (:mod:`tablestorm.sim.load.given_servers`).
 
 The registry keeps its journal (:mod:`tablestorm.sim.load.registry_journal`) in the run's output
 directory, ``registry.db``, under a key the driver makes for the run: Ray restarts a dead registry
@@ -13,9 +15,7 @@ pinned, before and after a restart (a temporary directory would be too, but woul
 run); because an operator finds the journal beside the run's report, as the tournament's
 ``journal.db``; and because once the run is over its seat tokens open for nobody (the key was only
 ever in the driver's and the registry's memory, and Ray's). An earlier run's journal there is
-replaced. What the run *does* with them (cash seats, a tournament) is its own;
-recovering from a dead host is :mod:`tablestorm.sim.load.recovery`. A load against servers the run does not own
-(``--target``) deploys fleets only: no registry, no hosts (:mod:`tablestorm.sim.load.given_servers`).
+replaced.
 """
 
 from __future__ import annotations
