@@ -43,7 +43,10 @@ LOAD_CASES = {
     ),
     "threshold-unknown-metric": (["--threshold", "p99<100"], "tablestorm load: --threshold: unknown metric 'p99'"),
     "chaos-without-a-time": (["--chaos", "kill-host"], "tablestorm load: --chaos: expected kill-host@SECONDS"),
-    "chaos-unknown": (["--chaos", "kill-everything@3s"], "tablestorm load: --chaos: expected kill-host@SECONDS"),
+    "chaos-unknown": (
+        ["--chaos", "kill-everything@3s"],
+        "tablestorm load: --chaos: expected kill-host@SECONDS or kill-fleet@SECONDS or kill-registry@SECONDS",
+    ),
     "chaos-at-the-end": (
         ["--duration", "10", "--chaos", "kill-fleet@10s"],
         "tablestorm load: --chaos kill-fleet@10s: fires 10 s into the run, which ends at 10 s",
@@ -107,6 +110,7 @@ def test_load_flag_and_scenario_field_share_one_rule(ray_tmpdir: Path) -> None:
 def test_chaos_event_needs_its_time() -> None:
     assert ChaosEvent.parse("kill-fleet@7.5") == ChaosEvent("kill-fleet", 7.5)
     assert ChaosEvent.parse("kill-host@20s") == ChaosEvent("kill-host", 20.0)
+    assert ChaosEvent.parse("kill-registry@3s") == ChaosEvent("kill-registry", 3.0)
     with pytest.raises(ValueError, match="expected kill-host@SECONDS"):
         ChaosEvent.parse("kill-host")
 

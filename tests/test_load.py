@@ -415,6 +415,53 @@ def test_kill_fleet_hands_the_seats_to_new_bots_without_false_violations(
     _assert_clean_end(summary)
 
 
+@pytest.mark.slow
+def test_kill_registry_then_a_host_the_registry_comes_back_from_its_journal_and_rebuilds_the_host(
+    ray_local: connection.ClusterInfo, tmp_path: Path
+) -> None:
+    """``--chaos kill-registry@3s --chaos kill-host@6s``: the registry's process is killed (SIGKILL)
+    and Ray starts it again from its journal while the hosts deal on (their ledger writes wait for
+    it); then a host dies, and its tables are rebuilt from what the new registry read back. Every
+    table back at a live host, every bot back at them, chips conserved, and the restart in the
+    summary and the report. No player sees the registry's death: no error but the host kill's.
+    (~30 s on a busy 2-core machine, with Ray's start 45 s: slow.)"""
+    import ray
+
+    scenario = from_mapping({
+        "name": "chaos-registry", "bots": 120, "hosts": 3, "fleets": 2, "duration_s": 10, "clock_seconds": 0.5,
+        "seed": 5, "games": [{"game": "7stud"}, {"game": "5stud"}],
+    })
+    scenario = dataclasses.replace(scenario, think=FAST_THINK)
+    seen: dict[str, Any] = {}
+    test: LoadTest
+
+    def on_second(second: int, state: Any) -> None:
+        if state.timeline.to_summary()["recoveries"]:  # after the host's: where every table is now
+            tables = ray.get(test.registry.tables.remote())
+            seen.update(tables=tables, where=ray.get(test.registry.where_many.remote(sorted(tables))),
+                        hosts=set(state.hosts))
+
+    test = LoadTest(scenario, tmp_path, chaos=(ChaosEvent.parse("kill-registry@3s"), ChaosEvent.parse("kill-host@6s")),
+                    stream=io.StringIO(), on_second=on_second)
+    summary = test.run().summary
+    _report("chaos-registry", summary)
+    _assert_sound(summary)
+    (restart,) = summary["registry_restarts"]
+    (recovery,) = summary["recoveries"]
+    assert [event["action"] for event in summary["chaos_events"]] == ["kill-registry", "kill-host"]
+    assert 3.0 <= restart["at_s"] < 4.0 and restart["cause"] == "chaos" and 0 < restart["restart_s"] < 60, restart
+    assert restart["journal_bytes"] > 0 and summary["registry_journal_bytes"] >= restart["journal_bytes"]
+    assert recovery["at_s"] >= restart["at_s"] + restart["restart_s"], "the host died after the restart"
+    assert recovery["tables"] > 0 and recovery["bots"] > 0 and recovery["bots_back"] == recovery["bots"], recovery
+    assert seen["tables"] and set(seen["tables"].values()) <= seen["hosts"], seen
+    assert None not in seen["where"], "every table served at a live host again"
+    assert summary["unexpected_errors"] == {}, summary["errors"]
+    seconds = list(csv.DictReader((tmp_path / "history.csv").open()))
+    assert sum(int(row["hands"]) for row in seconds if int(row["second"]) >= 5) > 0, "dealing after the restart"
+    page = (tmp_path / "report.html").read_text()
+    assert ">kill-registry registry</text>" in page and "registry: restarted from its journal" in page
+
+
 def test_failing_threshold_makes_exit_status_non_zero(
     ray_local: connection.ClusterInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

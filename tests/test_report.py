@@ -367,7 +367,8 @@ def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recover
     stats = constructed_run()
     summary = summary_of(stats)
     summary.update(
-        chaos_events=[{"at_s": 1.0, "action": "kill-host", "victim": "host-2"}],
+        chaos_events=[{"at_s": 1.0, "action": "kill-host", "victim": "host-2"},
+                      {"at_s": 4.0, "action": "kill-registry", "victim": "registry"}],
         recoveries=[
             {"host": "host-2", "server": "127.0.0.1:7001", "at_s": 1.0, "cause": "chaos", "tables": 3, "voided": 2,
              "chips_refunded": 8000, "bots": 12, "bots_back": 12, "back_s": 0.6},
@@ -377,10 +378,12 @@ def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recover
         fleet_recoveries=[{"fleet": "fleet-1", "at_s": 2.0, "cause": "chaos", "seats": 30, "back_s": 1.25}],
         servers_lost=[{"server": "127.0.0.1:7002", "at_s": 2.5, "tables": ["a", "b"], "chips_last_seen": 16000,
                        "seats": ["a#1", "b#2"]}],
+        registry_restarts=[{"at_s": 4.0, "cause": "chaos", "restart_s": 1.25, "journal_bytes": 20608}],
     )
     page = render_html(summary, stats, bots_online={0: 10, 1: 12})
     by_title = {title(svg): svg for svg in svgs(page)}
-    labels = ["kill-host host-2", "host-0 lost", "127.0.0.1:7002 lost"]  # the chaos's own losses once, by the event
+    labels = ["kill-host host-2", "host-0 lost", "127.0.0.1:7002 lost",  # the chaos's own losses once, by the event
+              "kill-registry registry"]
     for name in ("Actions per second", "Hands per second", "Action latency over time", "Errors over time",
                  "Bots online"):
         marked = [text for text in texts(by_title[name]) if text in labels]
@@ -388,12 +391,13 @@ def test_faults_are_marked_on_the_charts_over_time_and_listed_with_their_recover
     assert not set(labels) & set(texts(by_title["Latency distribution"]))
     faults = page.split("<h2>Faults and recoveries</h2>", 1)[1].split("<h2>", 1)[0]
     rows = [re.sub(r"<[^>]+>", "|", row).strip("|").split("||") for row in re.findall(r"<tr>(.*?)</tr>", faults)]
-    assert rows[1:4] == [
+    assert rows[1:5] == [
         ["1 s", "host-2 (127.0.0.1:7001): tables rebuilt elsewhere", "chaos", "3", "2", "8,000", "12 of 12", "0.6 s"],
         ["2 s", "fleet-1: seats handed to a new fleet", "chaos", "–", "–", "–", "30", "1.25 s"],
         ["3 s", "host-0 (127.0.0.1:7000): tables rebuilt elsewhere", "lost", "4", "1", "4,000", "7 of 9", "–"],
+        ["4 s", "registry: restarted from its journal (20,608 bytes)", "chaos", "–", "–", "–", "–", "1.25 s"],
     ]
-    assert rows[5] == ["2.5 s", "127.0.0.1:7002", "2", "16,000", "a#1, b#2"]
+    assert rows[6] == ["2.5 s", "127.0.0.1:7002", "2", "16,000", "a#1, b#2"]
     errors_legend = [label for label, _ in legend(by_title["Errors over time"])]
     assert "UNAVAILABLE (chaos)" in errors_legend and "UNAVAILABLE" in errors_legend
     assert "<h2>Faults and recoveries</h2>" not in render_html(summary_of(stats), stats)

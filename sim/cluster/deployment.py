@@ -6,12 +6,23 @@ spread over the nodes by :class:`~tablestorm.sim.cluster.placement.Placement`, e
 Prometheus file_sd targets. What the run *does* with them (cash seats, a tournament) is its own;
 recovering from a dead host is :mod:`tablestorm.sim.load.recovery`. A load against servers the run does not own
 (``--target``) deploys fleets only: no registry, no hosts (:mod:`tablestorm.sim.load.given_servers`).
+
+The registry keeps its journal (:mod:`tablestorm.sim.load.registry_journal`) in the run's output
+directory, ``registry.db``, under a key the driver makes for the run: Ray restarts a dead registry
+with the same path and key (:data:`~tablestorm.sim.load.actors.REGISTRY_ACTOR`), and it starts where
+the dead one was. The output directory because it is on the driver's node, where the registry is
+pinned, before and after a restart (a temporary directory would be too, but would not outlive the
+run); because an operator finds the journal beside the run's report, as the tournament's
+``journal.db``; and because once the run is over its seat tokens open for nobody (the key was only
+ever in the driver's and the registry's memory, and Ray's). An earlier run's journal there is
+replaced.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -21,6 +32,7 @@ from typing import Any
 from tablestorm.sim.cluster.affinity import Pinning
 from tablestorm.sim.cluster.placement import Placement
 from tablestorm.sim.load.prometheus import write_targets
+from tablestorm.sim.load.registry_journal import discard, journal_bytes
 from tablestorm.sim.rooms.registry import RoomChoice
 
 FLEET_START_TIMEOUT = 60.0
@@ -29,6 +41,8 @@ START_TIMEOUT = 120.0
 """Seconds the registry and the table hosts may take to start (a cold node imports Ray and gRPC)."""
 CALL_TIMEOUT = 60.0
 """Seconds any other call to the run's actors may take (opening thousands of tables included)."""
+REGISTRY_JOURNAL = "registry.db"
+"""The registry's journal, in the run's output directory."""
 HOST_CHECK_TIMEOUT = 3.0
 """A host that takes longer to answer is slow, not dead: it is asked again next second."""
 COLLECT_TIMEOUT = 5.0
@@ -102,6 +116,7 @@ class Deployment:
         where a moved table lives; without it there are fleets only. ``room``: what each fleet's
         bots talk through (default: the gRPC room, in plaintext). ``pinning``: the cores the hosts and the
         fleets run on (None: any)."""
+        from cryptography.fernet import Fernet
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         from tablestorm.sim.load.actors import RegistryActor
@@ -123,10 +138,17 @@ class Deployment:
         self.registry_name: str | None = None
         self.registry: Any = None
         self.registry_node: str | None = None
+        self.registry_journal: Path | None = None
+        """The registry's journal (absolute: the registry's process has a working directory of its own)."""
         if registry:
             self.registry_name = f"tablestorm-registry-{os.getpid()}-{time.time_ns()}"
             here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-            self.registry = remote(RegistryActor).options(name=self.registry_name, scheduling_strategy=here).remote()
+            out_dir.mkdir(parents=True, exist_ok=True)
+            self.registry_journal = (out_dir / REGISTRY_JOURNAL).resolve()
+            discard(self.registry_journal)
+            self.registry = remote(RegistryActor).options(name=self.registry_name, scheduling_strategy=here).remote(
+                str(self.registry_journal), Fernet.generate_key()
+            )
             self.registry_node = within(ray, self.registry.node_id.remote(), START_TIMEOUT, "the run's registry")
 
     @property
@@ -246,6 +268,22 @@ class Deployment:
             "table_host": [self.info[h].metrics for h in self.hosts],
             "fleet": [self.info[f].metrics for f in self.fleets],
         })
+
+    def kill_registry(self) -> float:
+        """Chaos: SIGKILL the registry's process (on this node: it is pinned here) and wait for the
+        process Ray starts in its place, from its journal, to answer; returns the seconds from the
+        kill to that answer. Calls made meanwhile (a host's ledger write, a fleet's lookup) wait
+        for it too, and are then answered by the new process."""
+        assert self.registry is not None, "a run with a registry"
+        pid = within(self.ray, self.registry.pid.remote(), CALL_TIMEOUT, "the run's registry")
+        began = time.monotonic()
+        os.kill(pid, signal.SIGKILL)
+        within(self.ray, self.registry.pid.remote(), START_TIMEOUT, "the run's registry restarting")
+        return time.monotonic() - began
+
+    def registry_journal_bytes(self) -> int | None:
+        """The registry's journal's size now (None: no registry)."""
+        return None if self.registry_journal is None else journal_bytes(self.registry_journal)
 
     # ----------------------------------------------------------------- ending
 

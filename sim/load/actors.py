@@ -74,12 +74,28 @@ def _cpu_reading() -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, time.time()
 
 
-@ray.remote(**SERVICE_ACTOR)
+REGISTRY_ACTOR: Final[dict[str, Any]] = {**SERVICE_ACTOR, "max_restarts": -1, "max_task_retries": -1}
+"""The registry's options: a service actor Ray restarts whenever its process dies, on the node its
+scheduling strategy names (the driver's), with the arguments it was made with (its journal and its
+key), and retries each call that met the death on the new process until it answers: the hosts'
+ledger writes, the fleets' lookups and the driver's recovery wait out a restart instead of failing.
+Every method is safe to run twice (see :class:`~tablestorm.sim.load.registry.Registry`). A handle
+from ``ray.get_actor`` (the hosts' and fleets') retries as the creator's does: Ray keeps the
+retries in the actor's creation spec. Order: one caller's calls to a synchronous actor run in
+the order sent, but Ray does not keep that order across a retry; no caller here has two calls out
+that depend on each other (a host's ledger batches go one at a time, the driver waits for each)."""
+
+
+@ray.remote(**REGISTRY_ACTOR)
 class RegistryActor(Registry):
     """The run's :class:`~tablestorm.sim.load.registry.Registry`, named per run so every node can reach it."""
 
     def ping(self) -> bool:
         return True
+
+    def pid(self) -> int:
+        """This registry's process (a restart is another): what the run's chaos kills."""
+        return os.getpid()
 
     def node_id(self) -> str:
         """The Ray node this registry runs on."""

@@ -1,8 +1,9 @@
-"""Chaos events of a run: kill a table host or a bot fleet at a given second.
+"""Chaos events of a run: kill a table host, a bot fleet or the registry at a given second.
 
 ``--chaos kill-host@20s`` (repeatable) or a list of the same strings; the driver fires each event at
 its time into the run and the recovery machinery (:mod:`tablestorm.sim.load.recovery`) has to bring the run back
-with no chip lost.
+with no chip lost. A killed registry is restarted by Ray from its journal
+(:mod:`tablestorm.sim.load.registry_journal`), and the calls made to it meanwhile wait for it.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ from dataclasses import dataclass
 
 from tablestorm.services.fields import FieldError
 
-LOAD_ACTIONS = ("kill-host", "kill-fleet")
+LOAD_ACTIONS = ("kill-host", "kill-fleet", "kill-registry")
 _TIME = r"@(\d+(?:\.\d+)?)s?"
 
 
 @dataclass(frozen=True, slots=True)
 class ChaosEvent:
-    """Kill one actor ``at`` seconds into the run: ``kill-host`` or ``kill-fleet`` (a tournament:
-    ``kill-host`` or ``kill-tournament-server``)."""
+    """Kill one actor ``at`` seconds into the run: ``kill-host``, ``kill-fleet`` or ``kill-registry``
+    (a tournament: ``kill-host`` or ``kill-tournament-server``)."""
 
     action: str
     at: float

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tablestorm.sim.cluster.connection import add_flags as add_cluster_flags
 from tablestorm.sim.inputs import GAMES
+from tablestorm.sim.load.chaos import LOAD_ACTIONS
 
 if TYPE_CHECKING:
     from tablestorm.sim.cluster.interruption import Interruption
@@ -44,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, help="seed the deals and bots (TABLE-2)")
     p.add_argument("--threshold", action="append", default=[], help="e.g. 'p99_ms<100' (repeatable)")
     p.add_argument("--chaos", action="append", default=[],
-                   help="kill-host@SECONDS or kill-fleet@SECONDS, before the run's end (repeatable)")
+                   help=f"{' or '.join(f'{action}@SECONDS' for action in LOAD_ACTIONS)}, before the run's end "
+                   "(repeatable)")
     p.add_argument("--prometheus", action="store_true", help="start Prometheus on 127.0.0.1 for the run")
     p.add_argument("--out", default="out/load", help="directory for summary.json, history.csv, report.html")
     p.add_argument("--junit", metavar="FILE", help="also write the gates as JUnit XML (a test case per threshold)")

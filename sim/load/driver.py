@@ -410,6 +410,14 @@ class LoadTest:
             state.timeline.chaos(at, event.action, victim)
             self._ray.kill(deployment.fleets[victim], no_restart=True)
             self._fleet_died(state, victim, CHAOS)
+        elif event.action == "kill-registry" and deployment.registry is not None:
+            print(f"chaos: killing the registry at {at:.1f}s", file=self.stream, flush=True)
+            state.timeline.chaos(at, event.action, "registry")
+            restart_s = deployment.kill_registry()
+            journal = deployment.registry_journal_bytes() or 0
+            print(f"restarted: the registry answered again {restart_s:.2f}s after the kill, from its journal "
+                  f"({journal:,} bytes)", file=self.stream, flush=True)
+            state.timeline.registry_restarted(at, CHAOS, restart_s, journal)
 
     def _watch(self, state: RunState) -> None:
         self._outages(state, state.sites.watch(self._now(state), state.table_chips()))
@@ -575,12 +583,14 @@ class LoadTest:
             recoveries=tuple(timeline["recoveries"]),
             fleet_recoveries=tuple(timeline["fleet_recoveries"]),
             servers_lost=tuple(timeline["servers_lost"]),
+            registry_restarts=tuple(timeline["registry_restarts"]),
             chips_bought_by_bots=sum(chips.bought for chips in state.table_chips().values()),
             nodes=sites.nodes,
             table_servers=sites.servers,
             target=sites.target,
             placements=state.placements,
             registry_node=deployment.registry_node,
+            registry_journal_bytes=deployment.registry_journal_bytes(),
             protocol_violation_samples=tuple(v for f in sorted(state.violations) for v in state.violations[f])[:50],
             prometheus_url=self.prometheus_url,
             processing=state.processing,

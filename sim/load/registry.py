@@ -53,7 +53,14 @@ class _Table:
 
 class Registry:
     """A load run's one source of truth outside the hosts: where every table lives, and each
-    table's ledger, so a lost host's tables can be rebuilt elsewhere with no chip lost."""
+    table's ledger, so a lost host's tables can be rebuilt elsewhere with no chip lost.
+
+    Every call may run twice with the same effect as once: Ray calls again, on the restarted actor,
+    a call whose answer its dead process never sent, though the journal may hold what it did. The
+    reads change nothing; :meth:`register_host` and :meth:`mark_dead` set what they set;
+    :meth:`record` gets a host's batch again, and its entries, applied again in order, end where
+    they did (a host has one batch out at a time); :meth:`move` leaves a table already moved.
+    """
 
     def __init__(self, journal: str | None = None, key: bytes | None = None) -> None:
         """``journal``: a file to keep every change in (created if missing, else read back),
@@ -109,8 +116,14 @@ class Registry:
 
     def move(self, table_id: str, host_id: str) -> None:
         """Hand a dead host's table to ``host_id`` to rebuild; :meth:`where` answers None until the
-        new host has recorded the rebuilt seats (before that its seat tokens are not valid there)."""
+        new host has recorded the rebuilt seats (before that its seat tokens are not valid there).
+
+        A table already on ``host_id`` stays as it is: a table only ever moves off a dead host, so
+        that is this move made already, and a call retried after a restart of the registry's
+        actor (its first run stored, its answer lost) must not count a second rebuild."""
         table = self._tables[table_id]
+        if table.host_id == host_id:
+            return
         table.host_id = host_id
         table.incarnation += 1
         table.restoring = True

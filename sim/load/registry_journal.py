@@ -26,7 +26,7 @@ from cryptography.fernet import Fernet, InvalidToken
 
 from tablestorm.services.table.ledger import LedgerEntry, SeatRecord
 
-__all__ = ["RegistryJournal", "RegistryJournalError"]
+__all__ = ["RegistryJournal", "RegistryJournalError", "discard", "journal_bytes"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS hosts (
@@ -38,6 +38,23 @@ CREATE TABLE IF NOT EXISTS tables (
     incarnation INTEGER NOT NULL, restoring INTEGER NOT NULL, last TEXT NOT NULL
 ) WITHOUT ROWID;
 """
+
+
+def _files(path: Path) -> tuple[Path, Path, Path]:
+    """A journal's file, its write-ahead log and the log's index (SQLite's names for them)."""
+    return path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")
+
+
+def journal_bytes(path: Path) -> int:
+    """A journal's size on disk: its file and its write-ahead log (which holds the latest commits
+    until SQLite copies them into the file)."""
+    return sum(part.stat().st_size for part in _files(path)[:2] if part.exists())
+
+
+def discard(path: Path) -> None:
+    """Remove a journal and its log, if there is one (an earlier run's, under a key now gone)."""
+    for part in _files(path):
+        part.unlink(missing_ok=True)
 
 
 class RegistryJournalError(ValueError):

@@ -438,11 +438,11 @@ def _faults_section(summary: Mapping[str, Any]) -> str:
     """The chaos and the outages of the run, each with what it cost and how long until the bots
     were back; empty for a run without any."""
     recoveries, fleets = summary.get("recoveries", ()), summary.get("fleet_recoveries", ())
-    lost = summary.get("servers_lost", ())
-    if not (recoveries or fleets or lost):
+    lost, registry = summary.get("servers_lost", ()), summary.get("registry_restarts", ())
+    if not (recoveries or fleets or lost or registry):
         return ""
     parts = []
-    if recoveries or fleets:
+    if recoveries or fleets or registry:
         rows = [
             (r["at_s"], [fmt(r["at_s"], "s"), f"{escape(r['host'])} ({escape(r['server'])}{_on_node(r)}): tables "
                          "rebuilt elsewhere",
@@ -453,6 +453,10 @@ def _faults_section(summary: Mapping[str, Any]) -> str:
             (f["at_s"], [fmt(f["at_s"], "s"), f"{escape(f['fleet'])}{_on_node(f)}: seats handed to a new fleet",
                          escape(f["cause"]), "–", "–", "–", f"{f['seats']:,}", fmt(f["back_s"], "s")])
             for f in fleets
+        ] + [
+            (r["at_s"], [fmt(r["at_s"], "s"), f"registry: restarted from its journal ({fmt(r['journal_bytes'])} bytes)",
+                         escape(r["cause"]), "–", "–", "–", "–", fmt(r["restart_s"], "s")])
+            for r in registry
         ]
         parts.append(table(["at", "recovery", "cause", "tables", "hands voided", "chips refunded", "bots back",
                             "back after"], (row for _, row in sorted(rows, key=lambda pair: pair[0])), numeric_from=3))

@@ -36,10 +36,12 @@ recoveries, the wind-down, placements), added before the thresholds are checked.
   (``seconds``, ``hands``, ``actions``, ``errors``, ``chips_left_at_tables``,
   ``seats_stood_up_by_hosts``, ``chips_paid_by_hosts``, ``budget_s``, ``within_budget``,
   ``fleets_late``; None when aborted),
-  ``chaos_events``, ``recoveries``, ``fleet_recoveries``, ``servers_lost`` (:mod:`tablestorm.sim.load.timeline`),
+  ``chaos_events``, ``recoveries``, ``fleet_recoveries``, ``servers_lost``, ``registry_restarts``
+  (:mod:`tablestorm.sim.load.timeline`),
   ``table_servers`` and ``target`` (where the tables lived: :mod:`tablestorm.sim.load.table_sites`),
   ``chips_bought_by_bots``, ``nodes``, ``placements``,
-  ``registry_node``, ``protocol_violation_samples``, ``prometheus_url`` (None without
+  ``registry_node``, ``registry_journal_bytes`` (its journal's size at the end; None without a
+  registry), ``protocol_violation_samples``, ``prometheus_url`` (None without
   ``--prometheus``), ``saturation`` (the first window past which more load bought no more
   throughput, only latency: :mod:`tablestorm.sim.load.saturation`; None if none);
 - ``thresholds`` (each expression with its metric, value and verdict) and ``thresholds_ok``.
@@ -231,7 +233,9 @@ class LoadRunFacts:
     chaos_events: tuple[Mapping[str, Any], ...] = ()
     fleet_recoveries: tuple[Mapping[str, Any], ...] = ()
     servers_lost: tuple[Mapping[str, Any], ...] = ()
+    registry_restarts: tuple[Mapping[str, Any], ...] = ()
     """The faults of the run as :class:`~tablestorm.sim.load.timeline.Timeline` gives them (``recoveries`` too)."""
+    registry_journal_bytes: int | None = None
     table_servers: tuple[Mapping[str, Any], ...] = ()
     target: Mapping[str, Any] | None = None
     """Where the tables lived (:class:`~tablestorm.sim.load.table_sites.SiteFacts`)."""
@@ -269,12 +273,14 @@ class LoadRunFacts:
             "recoveries": [dict(recovery) for recovery in self.recoveries],
             "fleet_recoveries": [dict(recovery) for recovery in self.fleet_recoveries],
             "servers_lost": [dict(loss) for loss in self.servers_lost],
+            "registry_restarts": [dict(restart) for restart in self.registry_restarts],
             "table_servers": [dict(server) for server in self.table_servers],
             "target": None if self.target is None else dict(self.target),
             "chips_bought_by_bots": self.chips_bought_by_bots,
             "nodes": self.nodes,
             "placements": dict(sorted(self.placements.items())),
             "registry_node": self.registry_node,
+            "registry_journal_bytes": self.registry_journal_bytes,
             "protocol_violation_samples": list(self.protocol_violation_samples),
             "prometheus_url": self.prometheus_url,
             "server_processing_ms": {

@@ -1,12 +1,13 @@
-"""A run's faults on its time axis: the chaos it fired, each recovery, each server lost, and how long
-the bots took to be back.
+"""A run's faults on its time axis: the chaos it fired, each recovery, each server lost, each restart
+of the registry, and how long the bots took to be back.
 
 What the report draws as markers on its charts and lists as a table, and summary.json carries as
-``chaos_events``, ``recoveries``, ``fleet_recoveries`` and ``servers_lost``. The seconds until the
-bots were back are measured, not estimated: a host's recovery counts the bots that held seats at
-its tables when they were rebuilt, and each is back when its first answer from the table's new
-address reaches it (its :class:`~tablestorm.sim.bots.client.Return`); a fleet's, when every seat it held is
-played again by the replacement's bots (their Welcome). Times are seconds since the load began.
+``chaos_events``, ``recoveries``, ``fleet_recoveries``, ``servers_lost`` and ``registry_restarts``.
+The seconds until the bots were back are measured, not estimated: a host's recovery counts the
+bots that held seats at its tables when they were rebuilt, and each is back when its first answer
+from the table's new address reaches it (its :class:`~tablestorm.sim.bots.client.Return`); a
+fleet's, when every seat it held is played again by the replacement's bots (their Welcome); the
+registry's, when Ray's new process first answers. Times are seconds since the load began.
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ class Timeline:
         self._rebuilt: list[_Rebuilt] = []
         self._fleets: list[dict[str, Any]] = []
         self._lost: list[dict[str, Any]] = []
+        self._registry: list[dict[str, Any]] = []
 
     def chaos(self, at_s: float, action: str, victim: str) -> None:
-        """The run's chaos fired ``action`` (``kill-host``, ``kill-fleet``) at ``victim``."""
+        """The run's chaos fired ``action`` (``kill-host``, ``kill-fleet``, ``kill-registry``) at ``victim``."""
         self._chaos.append({"at_s": at_s, "action": action, "victim": victim})
 
     def host_recovered(self, recovery: Recovery, seats: Iterable[tuple[str, int]]) -> None:
@@ -95,11 +97,18 @@ class Timeline:
             "seats": [f"{table}#{seat}" for table, seat in sorted(seats)],
         })
 
+    def registry_restarted(self, at_s: float, cause: str, restart_s: float, journal_bytes: int) -> None:
+        """The registry died and Ray's new one answered ``restart_s`` later, from its journal of
+        ``journal_bytes`` bytes (its size then)."""
+        self._registry.append({"at_s": at_s, "cause": cause, "restart_s": round(restart_s, 3),
+                               "journal_bytes": journal_bytes})
+
     def to_summary(self) -> dict[str, list[dict[str, Any]]]:
         return {
             "chaos_events": list(self._chaos),
             "recoveries": [rebuilt.to_dict() for rebuilt in self._rebuilt],
             "fleet_recoveries": list(self._fleets),
             "servers_lost": list(self._lost),
+            "registry_restarts": list(self._registry),
         }
 
