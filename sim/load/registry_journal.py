@@ -28,6 +28,10 @@ from tablestorm.services.table.ledger import LedgerEntry, SeatRecord
 
 __all__ = ["RegistryJournal", "RegistryJournalError", "discard", "journal_bytes"]
 
+WAL_LIMIT = 1 << 20
+"""Bytes the write-ahead log is cut back to after a checkpoint: the journal keeps one row per
+table, so without a limit the log (about 4 MB after a minute's run) outweighs the database."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS hosts (
     host_id TEXT PRIMARY KEY, endpoint TEXT NOT NULL, metrics TEXT NOT NULL, node_id TEXT NOT NULL,
@@ -74,6 +78,7 @@ class RegistryJournal:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
             self._db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise RegistryJournalError(f"{path}: not a registry journal ({exc})") from None
