@@ -217,6 +217,14 @@ def test_tls_ca_is_the_grpc_rooms_alone() -> None:
     assert refused.value.field == "--tls-ca" and refused.value.reason.startswith("only for the grpc room")
 
 
+def test_load_refuses_the_websocket_room_with_target() -> None:
+    """The driver manages given servers' tables over gRPC, which a WebSocket front door does not offer."""
+    argv = ["load", "--room", "websocket", "--target", "127.0.0.1:8080"]
+    with pytest.raises(FieldError) as refused:
+        check(_build_parser().parse_args(argv))
+    assert refused.value.field == "--target" and refused.value.reason.startswith("not with the websocket room")
+
+
 def test_load_refuses_a_scenario_room_option_the_adapter_does_not_take(ray_tmpdir: Path) -> None:
     (ray_tmpdir / "room.yaml").write_text("room: {name: grpc, options: {streams: 3}}\n")
     done = tablestorm("load", "room.yaml", "--out", "out", tmp=ray_tmpdir)
