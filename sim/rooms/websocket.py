@@ -23,6 +23,7 @@ The front door opens no tables (``open_table`` is UNIMPLEMENTED): a room creates
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Final, TypeVar
 
@@ -285,7 +286,8 @@ class WebSocketLine:
         return self._act(client, action_id, action, prompt_seq)
 
     async def _act(self, client: WsRoomClient, action_id: str, action: Action, prompt_seq: int) -> None:
-        await client.act(self.table_id, action_id, action.kind, action.amount, action.discard, prompt_seq)
+        with contextlib.suppress(ConnectionError):  # the connection closing: the stream's end says so
+            await client.act(self.table_id, action_id, action.kind, action.amount, action.discard, prompt_seq)
 
     def move(self, endpoint: str) -> None:
         if endpoint != self.endpoint:
