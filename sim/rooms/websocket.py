@@ -60,6 +60,12 @@ async def _within(timeout: float, call: Coroutine[Any, Any, T]) -> T:
         raise RoomError(grpc.StatusCode.UNAVAILABLE, str(exc) or type(exc).__name__) from None
 
 
+def _observed(opening: asyncio.Future[None]) -> None:
+    """A refused open is the stream's end (or the request's RoomError): never an unread exception."""
+    if not opening.cancelled():
+        opening.exception()
+
+
 class WebSocketStream:
     """A seat's table open on its line's connection (see :class:`~tablestorm.sim.rooms.base.PlayStream`)."""
 
@@ -173,7 +179,9 @@ class WebSocketLine:
             elif self._early is not None:
                 self._early.append(read)
         elif incoming is CLOSED:
-            self._client = None
+            client, self._client = self._client, None
+            if client is not None:
+                self._room.discard(client)
             self._lost(grpc.StatusCode.UNAVAILABLE, "the connection closed")
         elif isinstance(message, ws.Left | ws.Error):
             # The table ended the seat's subscription (stood up, replaced, ...), or refused its open.
@@ -186,6 +194,7 @@ class WebSocketLine:
         self._discarding = self._early is not None
         self._early, self._early_after = [], resume_after
         opening = self._opening = asyncio.get_running_loop().create_future()
+        opening.add_done_callback(_observed)
         await client.open(self.table_id, self.seat, self.token, resume_after)
         return opening
 
