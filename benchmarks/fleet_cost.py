@@ -1,15 +1,16 @@
 """What the load generator costs: CPU seconds per 1,000 actions in a bot fleet and in the table host.
 
     .venv/bin/python benchmarks/fleet_cost.py [--bots 400] [--seats 8] [--think 0] [--duration 20] [--runs 3]
-        [--profile DIR]
+        [--room grpc|websocket] [--profile DIR]
 
 A load tool is worth most when a small generator saturates a large server, so the figure of merit
 is how many actions one fleet core drives for each action one host core serves. Each run starts two
 real processes on 127.0.0.1: a table server (``tablestorm serve``) and a fleet process holding one
 :class:`tablestorm.sim.bots.Fleet` (the bots of ``tablestorm load``, referee and all) with ``--bots`` bots at
 zero think time (or ``--think`` seconds), seated 8 (or ``--seats``) to a Seven Card Stud table, playing the kinds
-that never stall a table (no sleepers). At zero think the host is saturated and its queueing sets
-the round trip; a think time that keeps both sides below a core compares latencies at one load.
+that never stall a table (no sleepers), through the room adapter ``--room`` names (``websocket``: the
+server opens its WebSocket front door and the bots play there). At zero think the host is saturated
+and its queueing sets the round trip; a think time that keeps both sides below a core compares latencies at one load.
 After a warm-up the fleet process measures, for ``--duration`` seconds:
 
 * the actions the server accepted (counted by the bots, as RunStats counts them in a load run),
@@ -69,6 +70,7 @@ async def fleet_main(args: argparse.Namespace) -> None:
     from tablestorm.services.rpc.gc_policy import tune_for_latency
     from tablestorm.sim.bots import Assignment, BotConfig, Fleet
     from tablestorm.sim.distributions import Distribution
+    from tablestorm.sim.rooms.registry import room_class
 
     options = pb.TableOptions(game="7stud", stakes=pb.Stakes(small_bet=10), clock_seconds=CLOCK_SECONDS)
     tables = -(-args.bots // args.seats)
@@ -79,12 +81,12 @@ async def fleet_main(args: argparse.Namespace) -> None:
     think = Distribution("fixed", args.think)
     assignments = [
         Assignment(
-            args.target, f"t{k // args.seats}", k % args.seats + 1, f"p{k}", KINDS[k % len(KINDS)], think, seed=k
+            args.endpoint, f"t{k // args.seats}", k % args.seats + 1, f"p{k}", KINDS[k % len(KINDS)], think, seed=k
         )
         for k in range(args.bots)
     ]
     # A host saturated by the bots already playing welcomes the last ones slowly: wait for them.
-    fleet = Fleet(config=BotConfig(stop_timeout=10.0, rpc_timeout=60.0))
+    fleet = Fleet(config=BotConfig(stop_timeout=10.0, rpc_timeout=60.0), room=room_class(args.room)({}))
     joined = await fleet.add(assignments)
     tune_for_latency()  # as a FleetActor does once started
     await asyncio.sleep(args.warmup)
@@ -131,9 +133,10 @@ def _ms(seconds: float | None) -> float | None:
 
 def run_once(args: argparse.Namespace, run: int, profile: Path | None) -> dict[str, Any]:
     """One run; with ``profile`` (a directory), py-spy records both processes into it, named by run."""
+    websocket = ["--websocket", "0"] if args.room == "websocket" else []
     server = subprocess.Popen(
         [sys.executable, "-m", "tablestorm", "serve", "--port", "0", "--log-level", "warning",
-         "--max-tables", str(max(1000, args.bots // args.seats + 10)), "--drain-seconds", "0"],
+         "--max-tables", str(max(1000, args.bots // args.seats + 10)), "--drain-seconds", "0", *websocket],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
     )
     spies: list[subprocess.Popen[bytes]] = []
@@ -142,9 +145,12 @@ def run_once(args: argparse.Namespace, run: int, profile: Path | None) -> dict[s
         line = server.stdout.readline()
         if not line:
             raise RuntimeError("the table server did not start")
-        port = json.loads(line)["grpc_port"]
+        ports = json.loads(line)
+        target = f"127.0.0.1:{ports['grpc_port']}"
+        endpoint = f"ws://127.0.0.1:{ports['websocket_port']}/ws" if websocket else target
         fleet = subprocess.Popen(
-            [sys.executable, __file__, "fleet", "--target", f"127.0.0.1:{port}", "--server-pid", str(server.pid),
+            [sys.executable, __file__, "fleet", "--target", target, "--endpoint", endpoint, "--room", args.room,
+             "--server-pid", str(server.pid),
              "--bots", str(args.bots), "--seats", str(args.seats), "--think", str(args.think),
              "--duration", str(args.duration), "--warmup", str(args.warmup)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
@@ -207,7 +213,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode")
     fleet = sub.add_parser("fleet", help="(internal) the fleet process")
-    fleet.add_argument("--target", required=True)
+    fleet.add_argument("--target", required=True, help="the server's gRPC endpoint (its tables are created there)")
+    fleet.add_argument("--endpoint", required=True, help="where the bots reach it, in their room's address form")
     fleet.add_argument("--server-pid", type=int, required=True)
     for p in (parser, fleet):
         p.add_argument("--bots", type=int, default=400, help="bots in the fleet (default 400)")
@@ -215,6 +222,8 @@ def main() -> None:
         p.add_argument("--think", type=float, default=0.0, help="seconds each bot thinks per turn (default 0)")
         p.add_argument("--duration", type=float, default=20.0, help="seconds measured per run (default 20)")
         p.add_argument("--warmup", type=float, default=WARMUP, help=f"seconds before measuring (default {WARMUP:g})")
+        p.add_argument("--room", choices=("grpc", "websocket"), default="grpc",
+                       help="the room adapter the bots play through (default grpc)")
     parser.add_argument("--runs", type=int, default=3, help="runs (medians are reported; default 3)")
     parser.add_argument("--profile", help="directory for py-spy profiles of both processes (collapsed stacks)")
     args = parser.parse_args()

@@ -515,6 +515,31 @@ def test_cli_process_joins_a_cluster_and_passes_thresholds(ray_local: connection
     assert summary["chips_conserved"] is True and summary["hands"] > 0
 
 
+def test_load_through_the_websocket_room(
+    ray_local: connection.ClusterInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--room websocket`` (the CLI in this process): the run's hosts open their WebSocket front
+    door and are reached there, the bots play hands over it with no error or violation, every chip
+    comes back, and the three latencies are measured."""
+    out = tmp_path / "run"
+    status = cli_main([
+        "load", "--room", "websocket", "--bots", "16", "--hosts", "1", "--fleets", "1", "--duration", "4",
+        "--clock", "0.5", "--think", "0.01", "--game", "7stud", "--out", str(out),
+        "--threshold", "errors==0", "--threshold", "chips_conserved==true", "--threshold", "hands>0",
+    ])
+    capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    _report("websocket", summary)
+    assert status == 0, summary["thresholds"]
+    assert [server["server"][:len("ws://127.0.0.1:")] for server in summary["table_servers"]] == ["ws://127.0.0.1:"]
+    assert summary["scenario_resolved"]["room"] == {"name": "websocket", "options": {}}
+    assert summary["hands"] > 0 and summary["actions"] > 0
+    for key in ("latency_ms", "next_prompt_ms", "broadcast_ms"):
+        assert 0 < summary[key]["min"] <= summary[key]["p50"] <= summary[key]["p99"] <= summary[key]["max"], key
+    _assert_clean_end(summary)
+    _assert_sound(summary)
+
+
 # ----------------------------------------------------------------------------- Prometheus
 
 

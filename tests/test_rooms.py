@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,10 +27,12 @@ from tablestorm.services.engine import events as ev
 from tablestorm.services.engine.visibility import view
 from tablestorm.services.fields import FieldError
 from tablestorm.services.table import convert
+from tablestorm.services.websocket.codec import event_to_json
 from tablestorm.sim.bots import Assignment, BotConfig, Fleet
 from tablestorm.sim.cli import _build_parser
 from tablestorm.sim.load.args import check
 from tablestorm.sim.load.scenario import from_mapping
+from tablestorm.sim.rooms import websocket_traffic
 from tablestorm.sim.rooms.base import RoomError
 from tablestorm.sim.rooms.grpc import GrpcRoom
 from tablestorm.sim.rooms.grpc_traffic import Reader, traffic
@@ -56,9 +59,10 @@ def seat_named(event: ev.Event, seats: tuple[int, ...]) -> ev.Event:
 
 @settings(max_examples=40, deadline=None)
 @given(game=st.sampled_from(sorted(VARIANTS)), seed=st.integers(0, 2**31), data=st.data())
-def test_the_grpc_reader_gives_back_the_engines_events_by_seat(game: str, seed: int, data: st.DataObject) -> None:
+def test_the_readers_give_back_the_engines_events_by_seat(game: str, seed: int, data: st.DataObject) -> None:
     """Every event of a random hand, as a seat sees it, sent on the wire (services/table/convert.py)
-    and read by the gRPC adapter, is the engine's record with its players named by seat, the
+    and read by the gRPC adapter, or sent as the WebSocket front door's JSON (services/websocket/codec.py)
+    and read by the WebSocket adapter, is the engine's record with its players named by seat, the
     seats beside a HandStarted's or HandEnded's stacks, and its seq, hand and server time."""
     variant = variant_named(game)
     seats = tuple(sorted(data.draw(st.sets(st.integers(1, 9), min_size=2, max_size=variant.max_players))))
@@ -73,8 +77,10 @@ def test_the_grpc_reader_gives_back_the_engines_events_by_seat(game: str, seed: 
         for index, seat in enumerate(seats):
             wire = convert.event_to_proto(view(event, index), seats, seq=seq, hand_number=7, server_time_us=seq * 10)
             (read,) = traffic(pb.ServerMessage(events=[wire])).events
+            json_read = websocket_traffic.event(msgspec.json.decode(msgspec.json.encode(event_to_json(wire))))
             listed = seats if isinstance(event, ev.HandStarted | ev.HandEnded) else ()
-            assert read == TableEvent(seq, 7, seq * 10, seat_named(view(event, index), seats), listed), seat
+            expected = TableEvent(seq, 7, seq * 10, seat_named(view(event, index), seats), listed)
+            assert read == expected == json_read, seat
 
 
 @settings(max_examples=40, deadline=None)
@@ -209,6 +215,14 @@ def test_tls_ca_is_the_grpc_rooms_alone() -> None:
     with pytest.raises(FieldError) as refused:
         check(_build_parser().parse_args(argv))
     assert refused.value.field == "--tls-ca" and refused.value.reason.startswith("only for the grpc room")
+
+
+def test_load_refuses_the_websocket_room_with_target() -> None:
+    """The driver manages given servers' tables over gRPC, which a WebSocket front door does not offer."""
+    argv = ["load", "--room", "websocket", "--target", "127.0.0.1:8080"]
+    with pytest.raises(FieldError) as refused:
+        check(_build_parser().parse_args(argv))
+    assert refused.value.field == "--target" and refused.value.reason.startswith("not with the websocket room")
 
 
 def test_load_refuses_a_scenario_room_option_the_adapter_does_not_take(ray_tmpdir: Path) -> None:

@@ -1,11 +1,13 @@
-"""The WebSocket front door's client (sim/bots/ws_client.py) against a real table server on
+"""The WebSocket front door's client (sim/rooms/websocket_client.py) against a real table server on
 127.0.0.1: log in, the lobby, sit, the stream of typed messages, actions answered by their
-request ids, refusals as :class:`RoomError`, resume with the seat token, stand up with every chip."""
+request ids, refusals as :class:`RoomError` with their gRPC status, resume with the seat token, stand
+up with every chip."""
 
 from __future__ import annotations
 
 import asyncio
 
+import grpc
 import pytest
 from support.running import run_async
 from support.table_server import ManualClock, stud_options
@@ -14,7 +16,8 @@ from support.websocket_client import PASSIVE, door_serving
 from tablestorm.services.api import table_service_pb2 as pb
 from tablestorm.services.api import table_service_pb2_grpc as rpc
 from tablestorm.services.websocket import messages as ws
-from tablestorm.sim.bots.ws_client import RoomError, WsRoomClient
+from tablestorm.sim.rooms.base import RoomError
+from tablestorm.sim.rooms.websocket_client import WsRoomClient
 
 BUY_IN = 800
 
@@ -74,11 +77,11 @@ async def test_refusals_raise_room_errors_and_a_seat_resumes_with_its_token() ->
         url = f"ws://127.0.0.1:{door.port}/ws"
         with pytest.raises(RoomError) as refused:
             await WsRoomClient.connect(url, "")
-        assert refused.value.code == "invalid_argument" and refused.value.message.startswith("player_id:")
+        assert refused.value.code is grpc.StatusCode.INVALID_ARGUMENT and refused.value.message.startswith("player_id:")
         client = await WsRoomClient.connect(url, "me")
         with pytest.raises(RoomError) as missing:
             await client.sit("nope", 1)
-        assert (missing.value.code, missing.value.message) == ("not_found", "no table 'nope'")
+        assert (missing.value.code, missing.value.message) == (grpc.StatusCode.NOT_FOUND, "no table 'nope'")
 
         await stub.CreateTable(pb.CreateTableRequest(table_id="t", options=stud_options()))
         seated = await client.sit("t", 1)

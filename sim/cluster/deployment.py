@@ -79,7 +79,8 @@ class ActorInfo:
     metrics: str
     """Its Prometheus endpoint, "host:port"."""
     endpoint: str = ""
-    """A table host's gRPC endpoint, "host:port" (fleets serve none)."""
+    """Where the bots reach a table host: its gRPC endpoint, "host:port", or its WebSocket front
+    door's URL when the run's room speaks that (fleets serve none)."""
     cpus: tuple[int, ...] = ()
     """The cores it may run on, as it reported them once started (:mod:`.affinity`)."""
 
@@ -114,7 +115,8 @@ class Deployment:
     ) -> None:
         """``registry``: start the run's registry, which hosts need (their ledger) and fleets ask
         where a moved table lives; without it there are fleets only. ``room``: what each fleet's
-        bots talk through (default: the gRPC room, in plaintext). ``pinning``: the cores the hosts and the
+        bots talk through (default: the gRPC room, in plaintext), and so the front door the hosts
+        open. ``pinning``: the cores the hosts and the
         fleets run on (None: any)."""
         from cryptography.fernet import Fernet
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -171,7 +173,7 @@ class Deployment:
             self._next_host += 1
             handles[host_id] = remote(TableHostActor).options(
                 scheduling_strategy=self.placement.strategy(self.running)
-            ).remote(host_id, self.registry_name, self.host_limits, cpus)
+            ).remote(host_id, self.registry_name, self.host_limits, cpus, self.room)
         reports = within(self.ray, [h.start.remote() for h in handles.values()], START_TIMEOUT,
                          f"{len(handles)} table host(s) starting")
         infos = [ActorInfo.of(r, r["host_id"]) for r in reports]

@@ -21,6 +21,8 @@ from tablestorm.services.rpc.gc_policy import tune_for_latency
 from tablestorm.services.table.host import HostLimits, TableHost, TableSpec
 from tablestorm.services.table.ledger import LedgerEntry, RecoveryPlan
 from tablestorm.services.table.server import ServerConfig, TableServer
+from tablestorm.services.websocket.server import PATH as WEBSOCKET_PATH
+from tablestorm.services.websocket.server import WebSocketConfig
 from tablestorm.sim.bots.client import Assignment, BotConfig
 from tablestorm.sim.bots.fleet import Fleet
 from tablestorm.sim.cluster.affinity import current, pin_process
@@ -29,7 +31,8 @@ from tablestorm.sim.load.batching import Batched
 from tablestorm.sim.load.fleet_metrics import FleetMetrics
 from tablestorm.sim.load.registry import BatchingLedger, Registry
 from tablestorm.sim.load.summary import merge_buckets
-from tablestorm.sim.rooms.registry import RoomChoice
+from tablestorm.sim.rooms.registry import RoomChoice, room_class
+from tablestorm.sim.rooms.websocket import WebSocketRoom
 
 SERVICE_ACTOR: Final[dict[str, Any]] = {"num_cpus": 0, "max_restarts": 0, "enable_task_events": False}
 """The options of a run's long-lived actors (the registry, table hosts, fleets, the tournament
@@ -105,29 +108,40 @@ class RegistryActor(Registry):
 
 @ray.remote(**SERVICE_ACTOR)
 class TableHostActor:
-    def __init__(self, host_id: str, registry: str, limits: dict[str, Any], cpus: list[int] | None = None) -> None:
-        """``cpus``: the cores this host runs on (:mod:`tablestorm.sim.cluster.affinity`; None: any)."""
+    def __init__(
+        self, host_id: str, registry: str, limits: dict[str, Any], cpus: list[int] | None = None,
+        room: RoomChoice | None = None,
+    ) -> None:
+        """``cpus``: the cores this host runs on (:mod:`tablestorm.sim.cluster.affinity`; None: any);
+        ``room``: the room the run's bots talk through (None: gRPC), whose front door the host opens."""
         self.host_id = host_id
         self.limits = HostLimits(**limits)
         self.cpus = cpus
+        self.websocket = room is not None and issubclass(room_class(room.name), WebSocketRoom)
+        """The bots speak the WebSocket front door: the host opens it and is reached there."""
         self.server: TableServer | None = None
         self.registry = actor(registry)
 
     async def start(self) -> dict[str, Any]:
         """Start the table service on this node's address (pinned first, so that its threads are
-        too); returns where it listens and the cores it may run on."""
+        too); returns where it listens (``endpoint``: where the bots reach it, its WebSocket front
+        door's URL when they speak that) and the cores it may run on."""
         cpus = _pinned(self.cpus)
         ip = node_ip()
         ledger = BatchingLedger(self.host_id, self._send)
         config = ServerConfig(
-            host=ip, port=0, metrics_port=metrics_port(), limits=self.limits, ledger=ledger, drain_seconds=5.0
+            host=ip, port=0, metrics_port=metrics_port(), limits=self.limits, ledger=ledger, drain_seconds=5.0,
+            front_doors=(WebSocketConfig(ip, 0),) if self.websocket else (),
         )
         self.server = TableServer(config)
         await self.server.start()
         tune_for_latency()
+        endpoint = f"{ip}:{self.server.port}"
+        if self.websocket:
+            endpoint = f"ws://{ip}:{self.server.doors[0].port}{WEBSOCKET_PATH}"
         info = {
             "host_id": self.host_id,
-            "endpoint": f"{ip}:{self.server.port}",
+            "endpoint": endpoint,
             "metrics": f"{ip}:{self.server.metrics_port}",
             "node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid(),

@@ -28,6 +28,7 @@ from tablestorm.sim.load.thresholds import parse as parse_threshold
 from tablestorm.sim.resources import example_scenarios
 from tablestorm.sim.rooms.grpc import GrpcRoom
 from tablestorm.sim.rooms.registry import room_class
+from tablestorm.sim.rooms.websocket import WebSocketRoom
 
 __all__ = ["LoadArgs", "check", "scenario_file"]
 
@@ -63,6 +64,10 @@ def check(args: argparse.Namespace) -> LoadArgs:
         raise FieldError("--tls-ca", f"only for the grpc room: give room {scenario.room.name!r} its "
                          "credentials in the scenario's room.options")
     target = _target(args)
+    if target is not None and issubclass(room_class(scenario.room.name), WebSocketRoom):
+        raise FieldError("--target", "not with the websocket room: the run creates, counts and closes its tables "
+                         "on the given servers over gRPC, which their WebSocket front door does not offer (load it "
+                         "with the run's own hosts: --room websocket without --target)")
     if target is not None and args.chaos:
         raise FieldError("--chaos", "not with --target: the servers are not the run's to kill, and without a "
                          "ledger a killed fleet's seats cannot be played on")
