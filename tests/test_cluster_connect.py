@@ -89,14 +89,12 @@ def test_plain_run_starts_its_own_ray_despite_a_leftover_cluster_file(
 
 EMBEDDED = """
 import os
-import sys
 
 import ray  # before tablestorm: Ray reads its loopback switch and its auth mode now
 
 from tablestorm.sim.cluster import connection
 
-if sys.argv[1:] == ["token"]:  # as token_auth_wanted() turns it on after a failed join
-    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="a" * 32)
+os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="a" * 32)  # as token_auth_wanted() does after a failed join
 connection.connect(None, num_cpus=1)
 
 
@@ -110,13 +108,12 @@ connection.disconnect()
 """
 
 
-@pytest.mark.parametrize("auth", ["default", "token"])
-def test_a_local_ray_stays_on_loopback_when_ray_was_imported_first(auth: str, ray_tmpdir: Path) -> None:
+def test_a_local_ray_stays_on_loopback_when_ray_was_imported_first(ray_tmpdir: Path) -> None:
     """A program that imports Ray before starting tablestorm's local Ray: the driver, a worker and
     the node are all on 127.0.0.1 (Ray alone would have put them on the machine's address), and a
     token mode turned on after the import holds for the driver as for the Ray it starts."""
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_")}, "RAY_TMPDIR": str(ray_tmpdir)}
-    done = subprocess.run([sys.executable, "-c", EMBEDDED, auth], capture_output=True, text=True, timeout=120,
+    done = subprocess.run([sys.executable, "-c", EMBEDDED], capture_output=True, text=True, timeout=120,
                           cwd=ray_tmpdir, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == [connection.LOOPBACK] * 3, done.stdout
