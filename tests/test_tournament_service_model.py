@@ -405,10 +405,14 @@ class TournamentServiceModel(ServiceModel):
         return found
 
     def turns(self) -> list[tuple[Player, Seat, pb.YourTurn]]:
+        """The seats whose turn it is now: a prompt no event has followed on its stream. One the
+        clock answered stays in ``stream.turn``; waiting on it for the clock again waited on a table
+        that may deal no more (a paused tournament) and timed out."""
         return [
-            (p, seat, seat.stream.turn)
+            (p, seat, turn)
             for _, p, seat in self.seats()
-            if seat.stream.turn is not None and not seat.stream.ended
+            if (turn := seat.stream.turn) is not None and not seat.stream.ended
+            and (not seat.stream.events or seat.stream.events[-1].seq <= turn.seq)
         ]
 
     async def until(self, predicate: Callable[[], bool], timeout: float = WAIT) -> None:
