@@ -276,6 +276,7 @@ def test_every_game_and_bot_kind_under_load(ray_local: connection.ClusterInfo, t
     assert all(target.startswith("127.0.0.1:") for group in by_role.values() for target in group)
 
 
+@pytest.mark.slow  # CI time (~12 s); test_every_game_and_bot_kind_under_load keeps the mix in the default run
 def test_staged_ramp_keeps_the_mix_and_the_timeline(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """A closed model ramping up and down: the games fill in the mix's proportions from the first
     bots on, and bots leaving mid-hand (each stands up only when its hand is over, seconds later)
@@ -384,6 +385,7 @@ def test_kill_host_voids_refunds_and_reseats_and_tells_the_chaos_apart(
     assert "<h2>Faults and recoveries</h2>" in page
 
 
+@pytest.mark.slow  # CI time (~35 s); the kill-host chaos test stays in the default run
 def test_kill_fleet_hands_the_seats_to_new_bots_without_false_violations(
     ray_local: connection.ClusterInfo, tmp_path: Path
 ) -> None:
@@ -543,6 +545,7 @@ def test_load_through_the_websocket_room(
 # ----------------------------------------------------------------------------- Prometheus
 
 
+@pytest.mark.slow  # CI time (~20 s): test_deploy_dashboards scrapes a real run's Prometheus in the default run
 def test_prometheus_scrapes_the_run(ray_local: connection.ClusterInfo, tmp_path: Path) -> None:
     """A real Prometheus finds the hosts and fleets through the run's file_sd file, scrapes them,
     and answers PromQL for the hands rate (raw and by the recording rule) while the run is live."""
