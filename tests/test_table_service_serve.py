@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from support.processes import TABLESTORM
+from support.processes import TABLESTORM, process, stop
 from support.websocket_client import WsClient
 
 from tablestorm.services.api import table_service_pb2 as pb
@@ -59,27 +59,17 @@ def test_serve_prints_ports_serves_and_drains_on_sigterm() -> None:
 def test_serve_with_websocket_serves_the_same_tables_on_both_front_doors() -> None:
     """``--websocket 0``: its port printed beside gRPC's; a table created over gRPC is in the
     WebSocket lobby, and a seat taken there is the gRPC service's; SIGTERM still exits 0."""
-    command = [TABLESTORM, "serve", "--port", "0", "--websocket", "0", "--drain-seconds", "0"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
-        try:
-            assert process.stdout is not None
-            ports = json.loads(process.stdout.readline())
-            assert ports["websocket_port"] > 0 and ports["websocket_port"] != ports["grpc_port"]
-            with grpc.insecure_channel(f"127.0.0.1:{ports['grpc_port']}") as channel:
-                stub = rpc.TableServiceStub(channel)
-                options = pb.TableOptions(game="5stud", stakes=pb.Stakes(small_bet=2))
-                stub.CreateTable(pb.CreateTableRequest(table_id="w", options=options), timeout=10)
-                lobby, seated = asyncio.run(_lobby_and_seat(ports["websocket_port"]))
-                assert [table["table_id"] for table in lobby["tables"]] == ["w"]
-                state = stub.GetTable(pb.GetTableRequest(table_id="w"), timeout=10)
-                assert state.seats[0].player_id == "web" and state.seats[0].stack == seated["stack"] > 0
-            process.send_signal(signal.SIGTERM)
-            _, stderr = process.communicate(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    assert process.returncode == 0, stderr
+    with process("serve", "--port", "0", "--websocket", "0", "--drain-seconds", "0") as (child, ports):
+        assert ports["websocket_port"] > 0 and ports["websocket_port"] != ports["grpc_port"]
+        with grpc.insecure_channel(f"127.0.0.1:{ports['grpc_port']}") as channel:
+            stub = rpc.TableServiceStub(channel)
+            options = pb.TableOptions(game="5stud", stakes=pb.Stakes(small_bet=2))
+            stub.CreateTable(pb.CreateTableRequest(table_id="w", options=options), timeout=10)
+            lobby, seated = asyncio.run(_lobby_and_seat(ports["websocket_port"]))
+            assert [table["table_id"] for table in lobby["tables"]] == ["w"]
+            state = stub.GetTable(pb.GetTableRequest(table_id="w"), timeout=10)
+            assert state.seats[0].player_id == "web" and state.seats[0].stack == seated["stack"] > 0
+        stop(child)  # SIGTERM: exit 0
 
 
 async def _lobby_and_seat(port: int) -> tuple[dict[str, Any], dict[str, Any]]:
