@@ -80,6 +80,7 @@ def test_a_signal_winds_the_run_down_and_writes_every_output(
     assert "interrupted by " + signum.name in (tmp_path / "report.html").read_text()
 
 
+@pytest.mark.slow  # CI time (~13 s): test_interruption's in-process case and the schedule command's two-signal run stay
 def test_a_second_signal_stops_at_once_and_still_writes_what_was_measured(tmp_path: Path) -> None:
     process = _start(tmp_path)
     _wait_for(process, "[00:")
